@@ -263,3 +263,24 @@ def test_a_draw_made_inside_pandas_is_placed_at_the_programs_line():
     program()
     line = inspect.getsourcelines(program)[1] + 1
     assert [c.details["line"] for c in tape.recorded] == [f"test_program_report.py:{line}"]
+
+
+def rounded_half_noise_histogram(data, rng):
+    """Bug: replace-one moves two counts by 1, the noise is calibrated for one (scale 1/ε); rounded to 0.1."""
+    counts = np.array([(data == c).sum() for c in range(4)], dtype=float)
+    return np.round(counts + rng.laplace(0.0, 1.0, size=4), 1)
+
+
+def test_a_rounded_bugs_composition_table_says_what_decided():
+    """Behind a rounding the refutation is the rounded law's (a lower bound), the noise's law an upper one: the
+    carried steps come first and the lower composition is its own highlighted row (seen failing: four rows "no
+    (bounded above only)", the rounded law's steps cut off as "… 2 more steps", beside one composed row that
+    refuted)."""
+    run = _audit(rounded_half_noise_histogram, LABELS, neighbours="replace-one", trials=100, law="ideal")
+    assert run.verdict == "fail"
+    (table,) = [s.table for s in run.review.sections if s.heading == "Composition on this pair"]
+    carried = [row for row in table.rows if row[3].startswith("yes")]
+    assert carried and table.rows[: len(carried)] == carried, table.rows  # the carried steps first
+    (marked,) = [table.rows[i] for i in table.highlight]
+    assert marked[0].startswith("composed, ") and "refutes" in marked[3], table.rows
+    assert any(row[0] == "composed, all steps (above)" for row in table.rows), table.rows

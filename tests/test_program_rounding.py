@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import pdp_audit
-from pdp_audit.audits.program import accounting, landing
+from pdp_audit.audits.program import accounting, landing, rounded_steps
 
 EPSILON = 1.0
 
@@ -83,8 +83,8 @@ def test_the_lower_step_is_the_rounded_laws_and_the_upper_the_noises():
     found = landing.found(replay_d, replay_d({}), np.full(1, -2), _noises(draws, scale))
     replay_after = _replayer(release, draws, [2.0 + d])
     reading = landing.read(found, replay_d, replay_after, replay_after({}), {0: scale})[0]
-    lower = landing.lower_step(reading, EPSILON, 0, "rounded")
-    upper = landing.upper_step(reading, 0, "rounded")
+    lower = rounded_steps.lower_step(reading, EPSILON, 0, "rounded")
+    upper = rounded_steps.upper_step(reading, 0, "rounded")
     assert lower is not None and isinstance(upper, accounting.Laplace)
     assert abs(upper.mu - d / scale) <= 1e-9
     unrounded = accounting.composed_delta([accounting.Laplace(call=0, label="x", mu=d / scale)], EPSILON).high
@@ -102,7 +102,7 @@ def test_a_shift_so_large_that_no_level_has_mass_on_both_sides_gives_no_lower_st
     found = landing.found(replay_d, replay_d({}), np.full(1, -2), _noises(draws, 1.0))
     replay_after = _replayer(release, draws, [2.0 + 1e6])
     reading = landing.read(found, replay_d, replay_after, replay_after({}), {0: 1.0})[0]
-    lower = landing.lower_step(reading, EPSILON, 0, "rounded")
+    lower = rounded_steps.lower_step(reading, EPSILON, 0, "rounded")
     assert lower is None or accounting.composed_delta([lower], EPSILON).low >= 0
 
 
@@ -120,7 +120,7 @@ def test_a_coordinate_non_finite_on_the_neighbour_only_is_an_infinite_shift():
     replay_after = _replayer(lambda v: round(v, 2), draws, [math.nan])
     reading = landing.read(found, replay_d, replay_after, replay_after({}), {0: 1.0})[0]
     assert math.isinf(reading.low)
-    assert accounting.composed_delta([landing.lower_step(reading, EPSILON, 0, "x")], EPSILON).low == 1.0
+    assert accounting.composed_delta([rounded_steps.lower_step(reading, EPSILON, 0, "x")], EPSILON).low == 1.0
 
 
 def test_a_coordinate_flat_below_is_read_from_the_two_jumps_above():

@@ -28,7 +28,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import accounting, comparison, landing, library_steps, paths, search, through, trace
+from pdp_audit.audits.program import (
+    accounting,
+    comparison,
+    library_steps,
+    paths,
+    rounded_steps,
+    search,
+    through,
+    trace,
+)
 from pdp_audit.audits.program.config import DRAW_SETS
 from pdp_audit.audits.program.findings import (
     CarriedAbove,
@@ -196,9 +205,9 @@ def _steps(
     for j, (element, shift, source) in enumerate(zip(found.elements, c.shifts.tolist(), c.source)):
         if source == "landing":
             label = f"{recorded.calls[element.call].kind}[{element.index}] read through a rounding"
-            lower = landing.lower_step(c.landings[j], epsilon, element.call, label)
+            lower = rounded_steps.lower_step(c.landings[j], epsilon, element.call, label)
             carried += [lower] if lower is not None else []
-            upper = landing.upper_step(c.landings[j], element.call, label)
+            upper = rounded_steps.upper_step(c.landings[j], element.call, label)
             known += [upper] if upper is not None else []
             why = "the rounding's grid on D′ is not shown to be D's, shifted"
             unaccounted += [] if upper is not None else [Unaccounted(element.call, label, why)]
@@ -302,8 +311,9 @@ def analyse(
         run_seconds = time.perf_counter() - before
         first = DrawSet(0, trace.BASE_SEED, recorded, trace.probe(session, data, recorded, seed))
         sizes: list[float] = []  # of each neighbour's changed record, read where the first replay makes D′
-        replays = [(first, _replayed(session, data, candidates, first, sizes=sizes))]
-        unreplayed = _further(session, data, candidates, _sentinels(sizes), replays, (seed, max(1, draw_sets)))
+        replays = [(first, _replayed(session, data, candidates, first, epsilon, sizes=sizes))]
+        sets = (seed, max(1, draw_sets), epsilon)
+        unreplayed = _further(session, data, candidates, _sentinels(sizes), replays, sets)
     pairs = []
     for i, neighbour in enumerate(candidates):
         outcomes = [
@@ -339,12 +349,12 @@ def _further(
     candidates: list[Neighbour],
     sentinels: list[int],
     replays: list[tuple[DrawSet, list[comparison.Comparison]]],
-    sets: tuple[int, int],
+    sets: tuple[int, int, float],
 ) -> int:
-    """The further draw sets of ``sets`` = (root seed, draw sets in all), each recorded on D and, where it takes a
-    path no draw set in ``replays`` took (:func:`_other_path`), probed, replayed on every neighbour and appended to
-    ``replays`` -- while they hold fewer than :data:`MOST_PATHS`; the number of those past it."""
-    seed, count = sets
+    """The further draw sets of ``sets`` = (root seed, draw sets in all, the claim's ε), each recorded on D and,
+    where it takes a path no draw set in ``replays`` took (:func:`_other_path`), probed, replayed on every neighbour
+    and appended to ``replays`` -- while they hold fewer than :data:`MOST_PATHS`; the number of those past it."""
+    seed, count, epsilon = sets
     unreplayed = 0
     for index in range(1, count):
         drawn_seed = draw_seed(index, seed)
@@ -355,7 +365,7 @@ def _further(
             unreplayed += 1
             continue
         drawn = DrawSet(index, drawn_seed, recorded, trace.probe(session, data, recorded, drawn_seed))
-        replays.append((drawn, _replayed(session, data, candidates, drawn)))
+        replays.append((drawn, _replayed(session, data, candidates, drawn, epsilon)))
     return unreplayed
 
 
@@ -403,7 +413,7 @@ def _searched(
                 proposed.setdefault(keys[-1], neighbour)
         fresh = list(proposed.values())
         with trace.Session(program) as session:
-            compared = [_replayed(session, data, fresh, drawn) for drawn in replayed]
+            compared = [_replayed(session, data, fresh, drawn, claim[0]) for drawn in replayed]
         for i, neighbour in enumerate(fresh):
             pair = max(
                 (
@@ -437,9 +447,11 @@ def _replayed(
     data: Any,
     candidates: list[Neighbour],
     drawn: DrawSet,
+    epsilon: float,
     sizes: list[float] | None = None,
 ) -> list:
-    """Every neighbour replayed with the draw set's draws (``sizes``: each changed record's :func:`_magnitude`
+    """Every neighbour replayed with the draw set's draws (``epsilon``: the claim's, for a rescaled call's rounded
+    landing, :func:`.comparison.compare`; ``sizes``: each changed record's :func:`_magnitude`
     appended, read from D′ as it is made for the replay), each asked whether the noise's coefficients move (a second
     replay with the probe's shift).  Asked on every pair and every draw set replayed: a coefficient read from the
     data (its maximum, its size) moves with where a record is put in as much as with what is put in -- replacing the
@@ -451,7 +463,7 @@ def _replayed(
         made = neighbour.data  # made anew at each reading: once here
         if sizes is not None:
             sizes.append(_magnitude(data, neighbour, made))
-        compared = comparison.compare(session, made, drawn.recorded, drawn.probe, data=data)
+        compared = comparison.compare(session, made, drawn.recorded, drawn.probe, data=data, epsilon=epsilon)
         through.read_through(session, (data, made), drawn.recorded, drawn.probe, compared)  # a clamp's flat region
         out.append(compared)
     return out

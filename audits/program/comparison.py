@@ -64,11 +64,18 @@ class Comparison:
 
 
 def compare(
-    program: Callable | Session, neighbour: Any, recorded: Run, found: Probe, scale: bool = True, data: Any = None
+    program: Callable | Session,
+    neighbour: Any,
+    recorded: Run,
+    found: Probe,
+    scale: bool = True,
+    data: Any = None,
+    epsilon: float | None = None,
 ) -> Comparison:
     """D′ replayed with D's draws, read against the probe of D (module notes); ``scale``: also replay D′ with the
     probe's shift, to read the coefficients on D′ (:func:`classified`) before any shift is read from them;
-    ``data``: D, where the probe's landings are read (their edges are checked on D and on D′)."""
+    ``data``: D, where the probe's landings are read (their edges are checked on D and on D′); ``epsilon``: the
+    claim's, where a rescaled call's landing is read in its tails too (:mod:`.rounded_steps`)."""
     try:
         other = replay(program, neighbour, recorded.calls)
     except Divergence as divergence:
@@ -85,7 +92,7 @@ def compare(
         weight = _coefficients_read(out, (program, neighbour), recorded, found, scale)
         _read_release(out, (recorded.numbers, other.numbers), found, weight, shifts, source)
         if found.landings and data is not None:
-            _read_landings(out, (program, data, neighbour), recorded, found, (shifts, source))
+            _read_landings(out, (program, data, neighbour), recorded, found, (shifts, source), epsilon)
     _read_values(recorded, other, found, (shifts, source))
     out.shifts, out.source = shifts, source
     for k, call in enumerate(recorded.calls):
@@ -214,7 +221,12 @@ def classified(out: Comparison, moved: np.ndarray, other: np.ndarray, found: Pro
 
 
 def _read_landings(
-    out: Comparison, runs: tuple, recorded: Run, found: Probe, read: tuple[np.ndarray, list[str]]
+    out: Comparison,
+    runs: tuple,
+    recorded: Run,
+    found: Probe,
+    read: tuple[np.ndarray, list[str]],
+    epsilon: float | None = None,
 ) -> None:
     """The probe's landings read on D′ (:func:`.landing.read`; ``runs``: the program, D and D′): each element read
     gets its shift (source "landing"), and its coordinate is no longer a noisy one that differs unexplained."""
@@ -237,6 +249,7 @@ def _read_landings(
         trace.replayer(program, neighbour, recorded, found),
         other.numbers,
         scales,
+        epsilon,
     )
     for j, reading in readings.items():
         shifts[j], source[j] = reading.shift, "landing"

@@ -24,15 +24,11 @@ the interval [L₀ − H′₀, H₀ − L′₀] of the two brackets.  Up to :d
 below D's k-th jump from e₀, predicted at e₀ + kW) are verified on both sides by two replays each, in a bracket
 that covers W's error k-fold; an edge whose check fails is dropped (what remains is still exact).
 
-**What is composed.**  Lower (refutation): the release's coordinate partitioned by the verified levels is a
-post-processing of the release, so its δ(ε) is at most the release's; its law on D is P_g = F(e_g) − F(e_{g−1}),
-on D′ Q_g = F(e′_g) − F(e′_{g−1}) (F the element's law: Laplace or Gaussian of its recorded scale), one
-``discrete`` step.  The edges are placed where the two laws' loss varies (between 0 and d, and a scale beyond
-for a Gaussian).  Each edge known to its bracket, P and Q are each within total variation τ of the computed
-(τ = Σ_k F(H_k) − F(L_k), plus the CDF's float error), so the true δ(ε) ≥ the computed − (1 + e^ε)·τ: the step's
-slack (:func:`lower_step`).  Upper (certification): where D′'s checked values are D's, bit for bit, and the call's
-scale is the same, R_i(D′; η) = R_i(D; η + d): the release is the same post-processing of the noisy value on both
-sides, and the element's own step (Laplace or Gaussian) of the largest |d| in its interval bounds it from above.
+**What is composed** (:mod:`.rounded_steps`): below, the coordinate's law partitioned by the verified levels;
+above, the element's own step where D′'s grid is D's, shifted.  The edges are placed where the two laws' loss
+varies (between 0 and d, and a scale beyond for a Gaussian); where the call is rescaled on D′ (its scale read
+from the data), given the claim's ε, one more in each tail where the scales' loss exceeds it
+(:func:`tail_edges`, :mod:`.rounded_steps`).
 
 **Sound for**: releases whose coordinate is, as a function of η_j, a monotone step function (a rounding, a floor,
 a clamp then rounding) -- checked at the sampled points only: the reading is local, as the probe's affine one is.
@@ -42,7 +38,7 @@ reads a NaN.
 
 **Cost.**  On D, per draw set: 2⌈log₂ n⌉ + at most 2(:data:`BRACKETS` + :data:`BISECTIONS`) replays, shared by all
 coordinates read (each replay shifts one element per coordinate).  Per neighbour, on D′: at most 4 +
-:data:`BISECTIONS` + 2 :data:`EDGES` replays, and 2 :data:`EDGES` on D.
+:data:`BISECTIONS` + 2 :data:`EDGES` replays, and 2 :data:`EDGES` on D (and 4 more per tail edge).
 """
 
 from __future__ import annotations
@@ -53,8 +49,6 @@ from typing import Callable
 
 import numpy as np
 from scipy.special import ndtr
-
-from pdp_audit.audits.program.accounting import Discrete, Gaussian, Laplace, Step
 
 #: A replay with some elements' noise shifted (element index → shift), giving the release's numbers; None where it
 #: diverged, raised or changed the release's structure.
@@ -75,6 +69,10 @@ SHARP = 2.0**-20
 #: A predicted edge's bracket is widened by this share of the width: the grid of a rounding is uniform in the
 #: release's values to their float rounding, not exactly in the noise.
 SLOP = 2.0**-30
+#: The tail edge's search: points per tail, out to this many scales beyond the farther first edge (Laplace tails at
+#: 700 scales are below the smallest double; a Gaussian's at 38).
+TAIL_POINTS = 4096
+TAIL_REACH = {"laplace": 600.0, "gaussian": 36.0}
 
 
 @dataclass(frozen=True)
@@ -126,7 +124,8 @@ class Reading:
     """One neighbour's reading of a landing: the shift d of the noisy value, in the element's units, within
     [``low``, ``high``] (∞ both where the coordinate is non-finite on D′ only); the edges in noise units, each a
     bracket, on D (``edges``) and D′ (``edges_after``), in increasing order; ``same_grid``: D′'s checked values are
-    D's bit for bit and the scale is the same (the upper step is valid)."""
+    D's bit for bit and the scale is the same (the upper step is valid); ``stretch``: D's scale over D′'s (1: the
+    call is not rescaled); ``tails``: the indices of the edges put in the tails (:mod:`.rounded_steps`)."""
 
     landing: Landing
     low: float
@@ -134,6 +133,8 @@ class Reading:
     edges: tuple[tuple[float, float], ...] = ()
     edges_after: tuple[tuple[float, float], ...] = ()
     same_grid: bool = False
+    stretch: float = 1.0
+    tails: tuple[int, ...] = ()
 
     @property
     def shift(self) -> float:
@@ -299,15 +300,22 @@ def _adjacent(a: float, b: float) -> bool:
 
 
 def read(
-    landings: list[Landing], on_d: Replayer, on_after: Replayer, after: np.ndarray, scales: dict[int, float]
+    landings: list[Landing],
+    on_d: Replayer,
+    on_after: Replayer,
+    after: np.ndarray,
+    scales: dict[int, float],
+    epsilon: float | None = None,
 ) -> dict[int, Reading]:
     """Per element, the neighbour's reading of its landing (module notes): ``on_d`` and ``on_after`` replay D and
-    D′ with D's draws shifted, ``after`` is D′'s release at D's draws, ``scales`` each element's scale on D′."""
+    D′ with D's draws shifted, ``after`` is D′'s release at D's draws, ``scales`` each element's scale on D′;
+    ``epsilon``: the claim's, where a rescaled call's tails are read (None: they are not)."""
     out: dict[int, Reading] = {}
     usable = [L for L in landings if L.coordinate < after.size and 0 < scales.get(L.element, math.nan) < math.inf]
     finite = [L for L in usable if math.isfinite(float(after[L.coordinate]))]
     out.update(_non_finite(on_after, [L for L in usable if L not in finite]))
-    plans = [_planned(L, b, scales[L.element]) for L, b in _crossings(on_after, finite, after, scales).items()]
+    crossings = _crossings(on_after, finite, after, scales)
+    plans = [_planned(L, b, scales[L.element], epsilon) for L, b in crossings.items()]
     _check(on_d, on_after, plans)
     for plan in plans:
         reading = plan.reading()
@@ -429,9 +437,13 @@ class _Plan:
     first_after: tuple[float, float]
     same: bool
     checks: list[tuple[tuple[float, float], tuple[float, float]]]
+    scale_after: float
     edges: list[tuple[float, float]] = field(default_factory=list)
     edges_after: list[tuple[float, float]] = field(default_factory=list)
     levels: list[float] = field(default_factory=list)
+    #: the checks put in a rescaled call's tails, and whether each edge verified is one of them
+    tail_checks: set[int] = field(default_factory=set)
+    tail: list[bool] = field(default_factory=list)
 
     @property
     def low(self) -> float:
@@ -451,17 +463,32 @@ class _Plan:
         if any(b <= a for a, b in zip(ordered, ordered[1:])):
             return None
         edges_sorted = tuple(edges[i] for i in order)
-        return Reading(L, self.low, self.high, edges_sorted, tuple(edges_after[i] for i in order), self.same)
+        tails = tuple(g for g, i in enumerate(order) if [False, *self.tail][i])
+        after = tuple(edges_after[i] for i in order)
+        return Reading(L, self.low, self.high, edges_sorted, after, self.same, self.stretch, tails)
+
+    @property
+    def stretch(self) -> float:
+        """D's scale over D′'s."""
+        return self.landing.scale / self.scale_after
 
 
-def _planned(L: Landing, crossing: _Bracket, scale: float) -> _Plan:
+def _planned(L: Landing, crossing: _Bracket, scale: float, epsilon: float | None) -> _Plan:
     """The reading of one landing from D′'s crossing of its first level, and the further edges to check: predicted
-    k widths from the first, in a bracket covering the width's error k-fold, the first's bracket and :data:`SLOP`."""
+    k widths from the first, in a bracket covering the width's error k-fold, the first's bracket and :data:`SLOP`;
+    where the call is rescaled and ``epsilon`` given, the tails' edges too (:func:`tail_edges`)."""
     same = scale == L.scale and _identical(crossing.below, L.under) and _identical(crossing.values[-1], L.above)
-    plan = _Plan(L, _noise_bracket(L.draw, L.up), _noise_bracket(L.draw, (crossing.lo, crossing.hi)), same, [])
+    first_after = _noise_bracket(L.draw, (crossing.lo, crossing.hi))
+    plan = _Plan(L, _noise_bracket(L.draw, L.up), first_after, same, [], scale)
     stretch = L.scale / scale
     centre, centre_after = (L.up[0] + L.up[1]) / 2, (crossing.lo + crossing.hi) / 2
-    for k in _chosen(L, (plan.low + plan.high) / 2):
+    ks = _chosen(L, (plan.low + plan.high) / 2)
+    if epsilon is not None and stretch != 1.0:
+        firsts = (sum(plan.first) / 2, sum(plan.first_after) / 2)
+        tails = tail_edges(L.law, L.scale, firsts, (L.width, L.width * stretch), epsilon)
+        plan.tail_checks = {len(ks) + n for n in range(len(tails))}
+        ks += tails
+    for k in ks:
         u = abs(k) * L.width_error + (L.up[1] - L.up[0]) + SLOP * L.width
         u_after = abs(k) * L.width_error * stretch + (crossing.hi - crossing.lo) + SLOP * L.width * stretch
         t, t_after = centre + k * L.width, centre_after + k * L.width * stretch
@@ -492,6 +519,7 @@ def _check(on_d: Replayer, on_after: Replayer, plans: list[_Plan]) -> None:
             p.edges.append(_noise_bracket(p.landing.draw, p.checks[n][0]))
             p.edges_after.append(_noise_bracket(p.landing.draw, p.checks[n][1]))
             p.levels.append(a)
+            p.tail.append(n in p.tail_checks)
 
 
 def _chosen(L: Landing, shift: float) -> list[int]:
@@ -523,77 +551,36 @@ def _up(x: float) -> float:
     return float(np.nextafter(x, math.inf))
 
 
-def lower_step(reading: Reading, epsilon: float, call: int, label: str) -> Step | None:
-    """The :class:`~.accounting.Discrete` step of the coordinate's law partitioned by the reading's levels (module
-    notes), its slack (1 + e^ε)·τ; an infinite shift: the element's step of μ = ∞ (δ = 1); None where the shift's
-    interval holds 0 (a lower composition may leave a step out: the others' law is a post-processing of theirs with
-    it)."""
-    L = reading.landing
-    if math.isinf(reading.low):
-        return SHIFTED[L.law](call=call, label=label, mu=math.inf)
-    if reading.low <= 0 <= reading.high:
-        return None
-    p, tau_p = _masses(L, reading.edges)
-    q, tau_q = _masses(L, reading.edges_after)
-    keep = [g for g in range(len(p)) if p[g] > 0 and q[g] > 0]
-    if not keep:  # no group of mass on both sides: merged whole, one group of mass 1 each, a step of no loss
-        return None
-    if len(keep) < len(p):  # a group of no mass under the float CDF on one side: merged into the next
-        p, q = _merged(p, keep), _merged(q, keep)
-    slack = min(1.0, (1.0 + math.exp(min(epsilon, 700.0))) * max(tau_p, tau_q))
-    return Discrete(call=call, label=label, p=tuple(p), q=tuple(q), slack=slack)
-
-
-def upper_step(reading: Reading, call: int, label: str) -> Step | None:
-    """The element's own step of the largest |d| in the reading's interval, where D′'s release is D's at the noise
-    shifted by d (module notes); None where that is not shown.  Porous (its real-valued law certifies the real-valued
-    program only) as the noise added to the value is float noise."""
-    L = reading.landing
-    if math.isinf(reading.low):
-        return SHIFTED[L.law](call=call, label=label, mu=math.inf)
-    if not reading.same_grid:
-        return None
-    return SHIFTED[L.law](call=call, label=label, mu=_up(max(abs(reading.low), abs(reading.high)) / L.scale))
-
-
-#: The element's step, by its law.
-SHIFTED: dict[str, type[Laplace] | type[Gaussian]] = {"laplace": Laplace, "gaussian": Gaussian}
-
-
-def _masses(L: Landing, edges: tuple[tuple[float, float], ...]) -> tuple[list[float], float]:
-    """The groups' probabilities under the element's law, each edge at its bracket's middle, and τ: the total
-    variation the brackets allow (Σ F(H) − F(L)) plus 8 ulps of 1 per CDF evaluation (module notes)."""
-    middles = [(a + b) / 2 for a, b in edges]
-    bounds = [-math.inf, *middles, math.inf]
-    masses = [_between(L, bounds[g], bounds[g + 1]) for g in range(len(bounds) - 1)]
-    tau = sum(_between(L, a, b) for a, b in edges) + 8 * np.finfo(float).eps * (3 * len(edges) + 1)
-    return masses, tau
-
-
-def _between(L: Landing, a: float, b: float) -> float:
-    """P[a < η ≤ b] under the element's law (its upper tail read from the survival function: no cancellation)."""
-    if a >= 0:
-        return max(0.0, _tail(L, a) - _tail(L, b))
-    if b <= 0:
-        return max(0.0, _tail(L, -b) - _tail(L, -a))
-    return max(0.0, 1.0 - _tail(L, -a) - _tail(L, b))
-
-
-def _tail(L: Landing, x: float) -> float:
-    """P[η > x] for x ≥ 0 (symmetric laws: P[η < −x] too)."""
-    if math.isinf(x):
-        return 0.0
-    if L.law == "laplace":
-        return 0.5 * math.exp(-x / L.scale)
-    return float(ndtr(-x / L.scale))
-
-
-def _merged(masses: list[float], keep: list[int]) -> list[float]:
-    """Each group outside ``keep`` added to the next kept one (the last to the one before): a coarser partition."""
-    out = [0.0] * len(keep)
-    position = 0
-    for g, mass in enumerate(masses):
-        while position < len(keep) - 1 and keep[position] < g:
-            position += 1
-        out[position] += mass
+def tail_edges(
+    law: str, scale: float, firsts: tuple[float, float], grid: tuple[float, float], epsilon: float
+) -> list[int]:
+    """The jumps k (from D's first, at ``firsts[0]`` on D and ``firsts[1]`` on D′, in the recorded draw's units;
+    consecutive jumps ``grid[0]`` apart on D and ``grid[1]`` on D′) whose tail group's δ(ε) is largest by the law
+    ``law`` of scale ``scale``, one per tail where it is positive (module notes); none where the grids are the
+    same (no rescaled call)."""
+    (e0, e0_after), (width, width_after) = firsts, grid
+    if width == width_after or not (width > 0 and width_after > 0) or law not in TAIL_REACH:
+        return []
+    out = []
+    reach = TAIL_REACH[law] * scale
+    for side in (1.0, -1.0):
+        start = max(side * e0, side * e0_after, 0.0)
+        positions = side * np.linspace(start, start + reach, TAIL_POINTS)
+        ks = np.unique(np.round((positions - e0) / width))
+        ks = ks[ks * side > 0]
+        if ks.size == 0:
+            continue
+        p = _side_masses(law, scale, side * (e0 + ks * width))
+        q = _side_masses(law, scale, side * (e0_after + ks * width_after))
+        bound = math.exp(min(epsilon, 700.0))
+        gain = np.maximum(q - bound * p, p - bound * q)
+        if gain.max() > 0:
+            out.append(int(ks[int(np.argmax(gain))]))
     return out
+
+
+def _side_masses(law: str, scale: float, x: np.ndarray) -> np.ndarray:
+    """P[η > x] under the law, for each x (symmetric: for the lower tail, called with −e); a prediction only."""
+    z = np.abs(x) / scale
+    upper = 0.5 * np.exp(-z) if law == "laplace" else ndtr(-z)
+    return np.where(x >= 0, upper, 1.0 - upper)

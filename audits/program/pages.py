@@ -219,27 +219,20 @@ def release_table(analysis: Analysis, pair: PairResult) -> Table | None:
 
 def composition_table(analysis: Analysis, pair: PairResult, epsilon: float, delta: float) -> Table | None:
     """The pair's steps (law, loss alone, whether the release carries it) and, last, their composition at the
-    claim's ε (highlighted where the noise the release carries exceeds the claim's δ).  A lower step that is not an
-    upper one (an OpenDP measurement's law, bounded above by its privacy map) is listed after them."""
-    below = [s for s in pair.carried if not s.trivial and s not in pair.steps]
-    steps = [s for s in pair.steps if not s.trivial] + below
+    claim's ε.  The steps the release carries come first: their composition is the lower bound, the one that decides
+    a refutation.  Where it is not the composition of all known steps (an element read through a rounding is
+    bounded below by its rounded law and above by its noise's law; an OpenDP measurement below by its law and above
+    by its privacy map), the two compositions are two rows, the lower one highlighted where it exceeds the claim's
+    δ, so the table says what decided."""
     if pair.upper is None:
         return None
-    rows = []
-    for s in steps[:STEP_ROWS]:
-        loss = f"μ = {number(s.mu)}" if isinstance(s, Gaussian) else f"ε = {number(s.pure_epsilon())}"
-        shown = "yes (bounds below only)" if s in below else "yes" if s in pair.carried else "no (bounded above only)"
-        rows.append([s.what, s.law, loss, shown])
-    if len(steps) > STEP_ROWS:
-        rows.append([f"… {len(steps) - STEP_ROWS} more steps", "", "", ""])
-    low = pair.lower.low if pair.lower is not None else None
-    bounds = f"δ(ε = {epsilon:g}) ≤ {number(pair.upper.high)}"
-    if low is not None:
-        bounds = f"{number(low)} ≤ " + bounds
-    rows.append(["composed", pair.upper.how.split(":")[0], f"ε = {number(pair.upper.pure)}", bounds])
-    marked = [len(rows) - 1] if pair.refuted else []
+    rows = _step_rows(pair)
+    marked = []
+    for row, deciding in _composed_rows(pair, epsilon):
+        rows.append(row)
+        marked += [len(rows) - 1] if deciding else []
     if pair.scale_moves:  # the steps are read at D's scales: with a scale that moved, the loss is not bounded
-        unbounded = f"unbounded ({pair.scale_moves[0]}); the rows above are at D's scales"
+        unbounded = f"unbounded ({pair.scale_moves[0]}); the noise laws' rows above are at D's scales"
         rows.append(["scale moved", "—", "ε = ∞", unbounded])
         marked += [len(rows) - 1] if delta == 0 else []
     return Table(
@@ -248,6 +241,41 @@ def composition_table(analysis: Analysis, pair: PairResult, epsilon: float, delt
         tuple(marked),
         widths=[2.2, 1.6, 1.0, 2.2],
     )
+
+
+def _step_rows(pair: PairResult) -> list[list[str]]:
+    """The steps' rows, at most :data:`STEP_ROWS`: those the release carries first (the lower composition's), then
+    those known only as upper bounds."""
+    below = [s for s in pair.carried if not s.trivial and s not in pair.steps]
+    known = [s for s in pair.steps if not s.trivial]
+    steps = [s for s in known if s in pair.carried] + below + [s for s in known if s not in pair.carried]
+    rows = []
+    for s in steps[:STEP_ROWS]:
+        loss = f"μ = {number(s.mu)}" if isinstance(s, Gaussian) else f"ε = {number(s.pure_epsilon())}"
+        shown = "yes (bounds below only)" if s in below else "yes" if s in pair.carried else "no (bounded above only)"
+        rows.append([s.what, s.law, loss, shown])
+    if len(steps) > STEP_ROWS:
+        rows.append([f"… {len(steps) - STEP_ROWS} more steps", "", "", ""])
+    return rows
+
+
+def _composed_rows(pair: PairResult, epsilon: float) -> list[tuple[list[str], bool]]:
+    """The composition's rows, each with whether it decided a refutation: one where the carried steps are all the
+    known ones, else the carried steps' (lower) and all known steps' (upper)."""
+    upper, lower = pair.upper, pair.lower
+    assert upper is not None
+    above = f"δ(ε = {epsilon:g}) ≤ {number(upper.high)}"
+    if lower is None or lower is upper:
+        bounds = above if lower is None else f"{number(lower.low)} ≤ {above}"
+        return [(["composed", upper.how.split(":")[0], f"ε = {number(upper.pure)}", bounds], pair.refuted)]
+    carried = len([s for s in pair.carried if not s.trivial])
+    verdict = "above the claim: refutes" if pair.refuted else "within the claim"
+    low = f"δ(ε = {epsilon:g}) ≥ {number(lower.low)}, {verdict}"
+    name = f"composed, {carried} carried step(s)"
+    return [
+        ([name, lower.how.split(":")[0], f"ε = {number(lower.pure)}", low], pair.refuted),
+        (["composed, all steps (above)", upper.how.split(":")[0], f"ε = {number(upper.pure)}", above], False),
+    ]
 
 
 def checks_table(run: Run) -> Table:
