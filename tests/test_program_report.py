@@ -8,6 +8,7 @@ fail."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 
@@ -284,3 +285,26 @@ def test_a_rounded_bugs_composition_table_says_what_decided():
     (marked,) = [table.rows[i] for i in table.highlight]
     assert marked[0].startswith("composed, ") and "refutes" in marked[3], table.rows
     assert any(row[0] == "composed, all steps (above)" for row in table.rows), table.rows
+
+
+def rounded_mean_private_size(data, rng):
+    """Bug: the mean's noise scale 1/n with n private under add/remove, rounded to cents."""
+    x = np.clip(np.nan_to_num(data), 0.0, 1.0)
+    return round(float(x.mean() + rng.laplace(0.0, 1.0 / x.size)), 2)
+
+
+def test_an_exact_refutations_page_shows_the_pair_whose_composition_refutes():
+    """The headline states the refuting pair's δ(ε): page 1's witness and composition are that pair's, not the
+    screening's, and the upper row of a rescaled rounded call, known to no upper step, bounds nothing (seen
+    failing: that row read "δ(ε = 1) ≤ 0" under the refutation; on the examples' program-values.csv the page showed
+    the pair the screening of releases found, δ(1) ≥ 8.2e-06, beside a headline of 5.8e-05)."""
+    run = _audit(rounded_mean_private_size, VALUES, bounds=(0, 1), trials=200, law="ideal")
+    assert run.verdict == "fail"
+    composition = next(c for c in run.checks if c.id == "program-composition")
+    (table,) = [s.table for s in run.review.sections if s.heading == "Composition on this pair"]
+    (marked,) = [table.rows[i] for i in table.highlight]
+    shown = float(marked[3].split("≥ ")[1].split(",")[0])
+    stated = float(re.search(r"δ\(ε = [^)]*\) ≥ ([0-9.e+-]+)", composition.note).group(1))
+    assert abs(shown - stated) <= 1e-3 * stated, (marked, composition.note)  # the note's 4 digits, the table's 6
+    (upper,) = [row for row in table.rows if row[0] == "composed, all steps (above)"]
+    assert upper[3].startswith("not bounded above"), table.rows

@@ -37,11 +37,15 @@ RELATIONS = {"add-remove": "one record added or removed", "replace-one": "one re
 
 
 def shown_pair(analysis: Analysis, run: Run | None = None) -> PairResult | None:
-    """The pair the page shows: the pair of ``run``'s confirmation where a statistical screening found it
+    """The pair the page shows: the pair the composition refutes, exactly, where one does (the worst: the headline's
+    numbers are its); else the pair of ``run``'s confirmation where a statistical screening found it
     (:mod:`.screening`), else the witness (the worst pair, among those the black box can run, where any has a
     finding), else the pair whose composition comes closest to the claim."""
     if not analysis.pairs:
         return None
+    refuted = analysis.worst()
+    if refuted is not None and refuted.refuted:  # an exact refutation: the pair whose numbers the headline states
+        return refuted
     confirm = None if run is None else _confirmation(run)
     named = [p for p in analysis.pairs if confirm is not None and screened_on(confirm.details, p.neighbour.name)]
     if named:
@@ -261,10 +265,13 @@ def _step_rows(pair: PairResult) -> list[list[str]]:
 
 def _composed_rows(pair: PairResult, epsilon: float) -> list[tuple[list[str], bool]]:
     """The composition's rows, each with whether it decided a refutation: one where the carried steps are all the
-    known ones, else the carried steps' (lower) and all known steps' (upper)."""
+    known ones, else the carried steps' (lower) and all known steps' (upper: no bound where some element is
+    unaccounted, e.g. a rounded call rescaled on D′, whose grid is not D's shifted)."""
     upper, lower = pair.upper, pair.lower
     assert upper is not None
     above = f"δ(ε = {epsilon:g}) ≤ {number(upper.high)}"
+    if pair.unaccounted:  # an element known to no upper step: the known steps' composition bounds nothing
+        above = f"not bounded above: {len(pair.unaccounted)} element(s) unaccounted"
     if lower is None or lower is upper:
         bounds = above if lower is None else f"{number(lower.low)} ≤ {above}"
         return [(["composed", upper.how.split(":")[0], f"ε = {number(upper.pure)}", bounds], pair.refuted)]
