@@ -22,7 +22,9 @@ from pdp_audit.audits.program.recorder import Divergence, RecordingGenerator, Ta
 
 ALPHA = 1e-6
 TRIALS = 2000
-VALUES = np.linspace(0.0, 1.0, 8)
+#: Dyadic values: every sum of them is exact, so a record of 1.0 moves the float sum by exactly 1 (a sum of
+#: values such as k/7 moves by 1 + 2⁻⁵¹ on some pairs: a pure claim at scale 1/ε is then not certified there).
+VALUES = np.array([0, 1, 2, 3, 5, 6, 7, 8]) / 8
 LABELS = np.array([0, 0, 1, 1, 1, 2, 3, 3, 0, 1])
 
 
@@ -149,7 +151,7 @@ def gaussian_sum_small_sigma(data, rng):
     return np.clip(np.nan_to_num(data), 0.0, 1.0).sum() + rng.normal(0.0, sigma)
 
 
-SIGNED = np.linspace(-1.0, 1.0, 6)
+SIGNED = np.array([-1.0, -0.5, -0.25, 0.25, 0.5, 1.0])  # dyadic, as VALUES
 BUGS = [
     (sum_nan_through_clip, VALUES, {"bounds": (0, 1)}, True),
     (sum_raw, VALUES, {"bounds": (0, 1)}, True),

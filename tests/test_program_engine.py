@@ -69,10 +69,11 @@ def test_the_python_and_numpy_comparisons_of_two_draw_sets_agree(monkeypatch):
         m = int(rng.integers(1, 12))
         apart = 10.0 ** -rng.integers(6, 12)
         d, d_prime, e, e_prime = (trace.Run((), numbers, []) for numbers in _releases(rng, m, 4, apart))
+        weight = np.where(rng.random(m) < 0.5, np.abs(d.numbers) * rng.random(m), 0.0)  # some coordinates carried
         read = []
         for small in (True, False):
             monkeypatch.setattr(trace, "SMALL_RELEASE", 32 if small else -1)
-            read.append(paths._same_difference(d, d_prime, e, e_prime))
+            read.append(paths._same_difference(d, d_prime, e, e_prime, weight))
         assert read[0] == read[1]
         seen.add(read[0])
     assert seen == {True, False}  # both outcomes of both readings

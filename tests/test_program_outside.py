@@ -88,9 +88,11 @@ def test_the_fix_never_fails_and_is_certified_for_its_real_valued_law(scores):
 
 def test_a_rounded_release_is_read_through_its_rounding(scores):
     """The fix rounded to a whole number: its noise is read through the rounding (:mod:`.landing`) and the total's
-    shift composed, so at the ideal law it is certified like the fix; as implemented it carries float noise."""
+    shift composed; at exactly ε the shift is known to its bisection's bracket only (2⁻⁴⁰ of a cell), so at the
+    ideal law the pair is undecided, never refuted (issue 70, item 3: no margin certifies); as implemented it
+    carries float noise."""
     run = pdp_audit.audit_program(scores.fixed_rounded, DATA, 1.0, 0.0, bounds=(0, 2), trials=2000, law="ideal")
-    assert run.verdict == "pass", _checks(run)["program-composition"].note
+    assert run.verdict != "fail", _checks(run)["program-composition"].note
     run = pdp_audit.audit_program(scores.fixed_rounded, DATA, 1.0, 0.0, bounds=(0, 2), trials=2000)
     assert run.verdict == "inconclusive"
 

@@ -126,7 +126,9 @@ def test_abs_past_its_fold_is_post_processing():
     """The rarest class's count moved past abs's fold (its coefficient changes sign on D′) is read through the fold:
     certified, and the bug twin refuted by composition."""
     run = _audit(folded_histogram, LABELS)
-    assert run.verdict == "pass", [(c.id, c.verdict, c.note[:200]) for c in run.checks]
+    # at exactly ε, a count read past the fold (coefficient −1) has its shift within a rounding bound only: undecided
+    # (issue 70, item 3: no margin certifies), never refuted
+    assert run.verdict != "fail" and run.exit_code in (0, 3), [(c.id, c.verdict, c.note[:200]) for c in run.checks]
     bug = _audit(folded_histogram_small_noise, LABELS)
     assert bug.verdict == "fail" and _check(bug, "program-composition").verdict == "fail"
 

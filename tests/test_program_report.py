@@ -24,7 +24,7 @@ from pdp_audit.reports.page_text import COLOURS
 from pdp_audit.reports.review_page import review_pages
 from pdp_audit.verify.inputs.release_codec import encode
 
-VALUES = np.linspace(0.0, 1.0, 8)
+VALUES = np.array([0, 1, 2, 3, 5, 6, 7, 8]) / 8  # dyadic: exact sums, so the twin is certified at exactly ε
 LABELS = np.array([0, 0, 1, 1, 1, 2, 3, 3, 0, 1])
 
 

@@ -233,6 +233,10 @@ def test_a_bug_behind_a_rounding_is_refuted_by_composition(bug, twin, data, opti
 
 @pytest.mark.parametrize(("bug", "twin", "data", "options"), CASES)
 def test_its_twin_behind_the_same_rounding_is_certified_at_the_ideal_law(bug, twin, data, options):
+    """Certified where its composition is below ε by more than the readings' brackets; a twin at exactly ε (the
+    histogram's and the count's: integer counts, scale exactly 1/ε) is undecided, never refuted -- its shift behind
+    the rounding is known to its bisection's bracket only (issue 70, item 3: no margin certifies)."""
     assert _audit(twin, data, options).verdict != "fail"
     run = _audit(twin, data, options, law="ideal")
-    assert run.verdict == "pass", _summary(run)
+    at_budget = twin in (histogram_replace_one_scale, count_scale)
+    assert run.verdict == ("inconclusive" if at_budget else "pass"), _summary(run)

@@ -11,7 +11,8 @@ step of a composition whose privacy-loss law is known in closed form:
 * **A discrete choice** (``rng.choice(k, p=…)``: an exponential mechanism, report-noisy-max by sampling) with
   probabilities p on D and p′ on D′: ω = log(p_j/p′_j) with probability p_j (each direction its own law).
 
-The composition's δ(ε) is exact where every step is pure and Σε_i ≤ ε (then δ(ε) = 0), or where every step is
+The composition's δ(ε) is exact where every step is pure and Σε_i ≤ ε, decided in rationals on proven intervals
+of the steps' readings with no margin (:func:`certified`; then δ(ε) = 0), or where every step is
 Gaussian; otherwise certified bounds from the suite's grid composition
 (:func:`pdp_audit.mechanisms.pld_composition.composed_profile_of`: a lower and an upper bound, never an
 approximation of unknown sign).  Both directions (D‖D′ and D′‖D) are composed; δ(ε) is the larger.
@@ -22,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import ClassVar
 
 import numpy as np
@@ -35,21 +37,10 @@ EPSILON_ERROR = 1e-3
 #: part is a post-processing of it), and an ε_i-pure step moves δ(ε) of the rest to at most δ_rest(ε − ε_i) (Dwork &
 #: Roth 2014, Thm 3.16, with δ_i = 0), so the upper is taken at ε − Σε_i.
 TINY = 1e-9
-#: Relative rounding allowed a realised shift before it counts against a pure budget (a mean's (hi − lo)/n computed
-#: in floating point differs from the exact quotient in its last bits).  Two uses:
-#:
-#: * refuting (:func:`exceeds`): a lower bound on δ(ε) refutes only above δ·(1 + ROUNDING); inside the margin the
-#:   pair's upper bound is above δ as well, so the pair is undecided -- the slack can only withhold a verdict.
-#: * certifying a pure composition (:func:`_composed`: Σμ_i ≤ ε·(1 + ROUNDING) is read as δ(ε) = 0).  This one is
-#:   NOT a proven rounding bound: a shift read off the release is R(D′; z) − R(D; z), which carries the rounding of
-#:   the program's own arithmetic (a histogram's count moved by 1 reads as 1.00000000000055 in the rehearsal series),
-#:   and no bound on that arithmetic is known here.  Exact reading needs the value the noise is added to, replayed
-#:   with the noise set to 0 (as :func:`pdp_audit.audits.program.isolated.landed_values` does); until then a pure
-#:   composition within this margin above ε is certified (issue 70, item 3, open; docs/how-to/programs.md says so).
-#: * accounting a diffprivlib mechanism by its declared budget
-#:   (:func:`pdp_audit.audits.program.library_steps.declared_step`): an input moved by at most its declared
-#:   sensitivity × (1 + ROUNDING) is accounted at the declared ε -- the same unproven margin, for the same reason (a
-#:   mean's (hi − lo)/n computed by the program and by diffprivlib in floating point).
+#: Relative margin by which a lower bound on δ(ε) must exceed the claim's δ to refute it (:func:`exceeds`): the bound
+#: is computed in floating point (a Gaussian's δ from two normal tails, a grid's sums); inside the margin the pair's
+#: upper bound is above δ as well, so the pair is undecided -- the margin can only withhold a verdict, never certify.
+#: A pure composition is certified by exact rational arithmetic instead (:func:`certified`): no margin.
 ROUNDING = 1e-9
 
 
@@ -59,7 +50,10 @@ class Step:
     report names it) whose input moved between D and D′.  ``slack``: how far the δ(ε) of the primitive's own sampler
     may fall below its law's, at any ε (a lower composition is lowered by the steps' slacks: :func:`composed_delta`);
     ``porous``: continuous float noise added to a value, whose doubles can carry the value (Mironov, CCS 2012), so
-    that its real-valued law certifies the program's real-valued law only."""
+    that its real-valued law certifies the program's real-valued law only; ``within``: where the step's pure ε is a
+    reading (a shift read off the release, with the rounding of the program's arithmetic), a proven interval of its
+    exact value in rationals, its upper end None where no bound is proven (None: the float is the step's exact value
+    -- a step *of* that μ)."""
 
     #: the law's name, as a report shows it
     law: ClassVar[str] = ""
@@ -67,6 +61,7 @@ class Step:
     label: str
     slack: float = 0.0
     porous: bool = False
+    within: tuple[Fraction, Fraction | None] | None = None
 
     @property
     def what(self) -> str:
@@ -84,8 +79,17 @@ class Step:
 
     @property
     def trivial(self) -> bool:
-        """Whether the step loses nothing (D and D′ give the same law)."""
+        """Whether the step's loss, as read, is nothing (D and D′ give the same law, to the reading's rounding: a
+        step read as 0 whose :attr:`within` is wider still counts in the exact test of a pure composition)."""
         return self.pure_epsilon() == 0.0
+
+    def rational(self) -> tuple[Fraction, Fraction | None] | None:
+        """A proven interval [low, high] of the step's exact pure ε, in rationals (:func:`certified`; high None: no
+        upper end proven); None where it is infinite."""
+        if self.within is not None:
+            return self.within
+        epsilon = self.pure_epsilon()
+        return (Fraction(epsilon), Fraction(epsilon)) if math.isfinite(epsilon) else None
 
     def loss_law(self, reverse: bool) -> LossLaw:
         """The law of the privacy loss ω = log p(X)/q(X), X ~ p (``reverse``: D′‖D), for the grid composition."""
@@ -140,6 +144,13 @@ class Gaussian(Step):
     def size(self) -> float:
         return self.mu
 
+    def rational(self) -> tuple[Fraction, Fraction | None] | None:
+        """0 where the shift is exactly 0; [0, unbounded) where it is read as 0 within a rounding (0 or no pure ε:
+        read exactly, it may be 0); else no pure ε."""
+        if self.mu == 0 and (self.within is None or self.within[1] == 0):
+            return (Fraction(0), Fraction(0))
+        return (Fraction(0), None) if self.mu == 0 else None
+
     def loss_law(self, reverse: bool) -> LossLaw:
         from scipy.stats import norm
 
@@ -164,6 +175,29 @@ class Discrete(Step):
     law: ClassVar[str] = "discrete"
     p: tuple
     q: tuple
+    #: the weights as the program gave them (D's, D′'s), where ``p`` and ``q`` were normalised in floating point:
+    #: the exact law is each weight over their exact sum (:meth:`ratio`)
+    weights: tuple[tuple, tuple] | None = None
+
+    def ratio(self) -> Fraction | None:
+        """e to the step's exact pure ε: max_j max(p_j/q_j, q_j/p_j) over the support, in rationals (p and q each
+        normalised exactly); None where the supports differ (ε = ∞)."""
+        p, q = self.weights if self.weights is not None else (self.p, self.q)
+        exact_p, exact_q = [Fraction(float(v)) for v in p], [Fraction(float(v)) for v in q]
+        total_p, total_q = sum(exact_p), sum(exact_q)
+        if total_p <= 0 or total_q <= 0:
+            return None
+        worst = Fraction(1)
+        for a, b in zip(exact_p, exact_q):
+            if (a > 0) != (b > 0):
+                return None
+            if a > 0:
+                r = (a * total_q) / (b * total_p)
+                worst = max(worst, r, 1 / r)
+        return worst
+
+    def rational(self) -> tuple[Fraction, Fraction | None] | None:
+        raise TypeError("a choice's pure ε is a logarithm: it is composed by its ratio (certified)")
 
     def pure_epsilon(self) -> float:
         p, q = np.asarray(self.p), np.asarray(self.q)
@@ -202,6 +236,9 @@ class Declared(Step):
     def pure_epsilon(self) -> float:
         return self.epsilon if self.delta == 0 else math.inf
 
+    def rational(self) -> tuple[Fraction, Fraction | None] | None:
+        return None if self.delta else super().rational()
+
     @property
     def size(self) -> float:
         return self.epsilon
@@ -232,47 +269,230 @@ MU_CAP = {"laplace": 30.0, "gaussian": 8.0}
 
 @dataclass(frozen=True)
 class Composed:
-    """δ(ε) of a pair's composition: ``low`` ≤ δ(ε) ≤ ``high``; ``pure``: Σ of the steps' pure ε; ``how``: exact
-    (pure, Gaussian) or the grid bounds."""
+    """δ(ε) of a pair's composition: ``low`` ≤ δ(ε) ≤ ``high``; ``pure``: Σ of the steps' pure ε (as read);
+    ``how``: exact (pure, Gaussian) or the grid bounds; ``rounding``: the steps are pure and their exact Σε_i is
+    neither shown to be at most ε nor above it -- within the rounding of their readings (:func:`certified`): read
+    exactly, the pair may be certified."""
 
     low: float
     high: float
     pure: float
     how: str
+    rounding: bool = False
 
 
 def composed_delta(steps: list[Step], epsilon: float) -> Composed:
-    """Bounds on δ(ε) of the composition of ``steps`` (module notes).  Steps of a library mechanism known only by its
-    declared (ε_i, δ_i) (``declared``) are composed by the basic composition theorem around the others (Dwork & Roth
-    2014, Thm 3.16): δ(ε) ≤ δ_rest(ε − Σε_i) + Σδ_i, an upper bound only.  The lower bound is lowered by the steps'
-    slacks: δ(ε) of a product of independent steps is the expectation, over one factor's privacy loss ω, of the
-    others' δ(ε − ω), so putting each step's own sampler in place of its law, one at a time, moves δ(ε) by at most
-    that step's slack."""
+    """Bounds on δ(ε) of the composition of ``steps`` (module notes).  A pure composition is decided first, exactly
+    (:func:`certified`): Σε_i ≤ ε in rationals is δ(ε) = 0 (Dwork & Roth 2014, Thm 3.16, with every δ_i = 0).
+    Steps of a library mechanism known only by its declared (ε_i, δ_i) (``declared``) are composed by the basic
+    composition theorem around the others (Dwork & Roth 2014, Thm 3.16): δ(ε) ≤ δ_rest(ε − Σε_i) + Σδ_i, an upper
+    bound only.  The lower bound is lowered by the steps' slacks: δ(ε) of a product of independent steps is the
+    expectation, over one factor's privacy loss ω, of the others' δ(ε − ω), so putting each step's own sampler in
+    place of its law, one at a time, moves δ(ε) by at most that step's slack."""
+    return _composed_within(steps, epsilon, Fraction(epsilon))
+
+
+def _composed_within(steps: list[Step], epsilon: float, budget: Fraction) -> Composed:
+    """:func:`composed_delta` at ``epsilon``, whose exact value is ``budget`` (ε less the exact Σε_i of steps
+    composed around, where this is a part of a composition)."""
+    decided = certified(steps, budget)
+    pure = sum(s.pure_epsilon() for s in steps if not s.trivial)
+    if decided:
+        if not any(not s.trivial for s in steps):
+            return Composed(0.0, 0.0, 0.0, "no primitive's value moves")
+        return Composed(0.0, 0.0, pure, "exact: the steps' pure ε add up to at most ε (in rationals)")
+    rounding = decided is None
+    ceiling = _pure_ceiling(steps, budget) if rounding else None
+    if ceiling is not None:
+        how = "pure: the steps' Σε_i is within the rounding of their readings of ε, so δ(ε) ≤ 1 − e^(ε − Σε_i)"
+        return Composed(0.0, ceiling, pure, how, rounding)
     steps = [s for s in steps if not s.trivial]
     slack = sum(s.slack for s in steps)
     tiny = [s for s in steps if isinstance(s, (Laplace, Discrete)) and s.pure_epsilon() <= TINY]
     if tiny:  # composed around (:data:`TINY`): the lower without them, the upper at ε − Σε_i
         rest = [s for s in steps if s not in tiny]
-        spent = sum(s.pure_epsilon() for s in tiny)
-        low, high = _composed(rest, epsilon), _composed(rest, max(0.0, epsilon - spent))
+        spent = _rational_high(tiny)
+        low = _composed(rest, epsilon, budget)
+        if spent is None or spent > budget:
+            high = Composed(0.0, 1.0, math.inf, "")
+        else:
+            high = _composed(rest, _down(budget - spent), budget - spent)
         how = f"{low.how}; {len(tiny)} step(s) of pure ε ≤ {TINY:g} composed around"
-        composed = Composed(low.low, high.high, low.pure + spent, how)
+        composed = Composed(low.low, high.high, low.pure + sum(s.pure_epsilon() for s in tiny), how, rounding)
     else:
-        composed = _composed(steps, epsilon)
+        composed = dataclasses.replace(_composed(steps, epsilon, budget), rounding=rounding)
+    excess = _excess(steps, budget)
+    if excess is not None:  # a float sum's rounding may do that: said, as the shown Σε_i may round to ε
+        composed = dataclasses.replace(composed, how=f"{composed.how}; exact Σε_i − ε ≥ {float(excess):.3g}")
     if slack and composed.low > 0:
-        return Composed(max(0.0, composed.low - slack), composed.high, composed.pure, composed.how)
+        return dataclasses.replace(composed, low=max(0.0, composed.low - slack))
     return composed
 
 
-def _composed(steps: list[Step], epsilon: float) -> Composed:
+def certified(steps: list[Step], budget: Fraction) -> bool | None:
+    """Whether the steps' exact pure ε add up to at most ``budget``, decided in rational arithmetic on the steps'
+    proven intervals (:meth:`Step.rational`; a choice's e^ε as its exact ratio, :meth:`Discrete.ratio`): True where
+    Σ high + log Π ratio ≤ budget, False where Σ low + log Π ratio > budget (or a step has no pure ε), None where
+    neither is shown -- the sum lies within the rounding of the readings, and the pair is undecided, never
+    certified.  e^x is bounded by :func:`exp_bounds`.
+
+    *Sound for*: a step's interval containing its exact pure ε (its reading's proven rounding bound,
+    :mod:`.replay_bounds`, or an exact reading, :mod:`.exact_shifts`); the floats the program gave (scales,
+    probabilities, declared budgets) taken as the exact values of the real-valued laws they parametrise."""
+    sums = _pure_sums(steps)
+    if sums is None:
+        return False
+    low, high, ratio = sums
+    if high is None:
+        return False if low > budget or ratio > exp_bounds(budget - low)[1] else None
+    if ratio == 1:
+        return True if high <= budget else (False if low > budget else None)
+    if high <= budget and ratio <= exp_bounds(budget - high)[0]:
+        return True
+    if low > budget or ratio > exp_bounds(budget - low)[1]:
+        return False
+    return None
+
+
+def _pure_sums(steps: list[Step]) -> tuple[Fraction, Fraction | None, Fraction] | None:
+    """Σ of the steps' proven low and high ends of pure ε (high None: one is unbounded above) and the product of the
+    choices' exact ratios (:func:`certified`); None where a step has no pure ε."""
+    low, high = Fraction(0), Fraction(0)
+    bounded, ratio = True, Fraction(1)
+    for s in steps:
+        if isinstance(s, Discrete):
+            r = s.ratio()
+            if r is None:
+                return None
+            ratio *= r
+            continue
+        interval = s.rational()
+        if interval is None:
+            return None
+        low += interval[0]
+        if interval[1] is None:
+            bounded = False
+        else:
+            high += interval[1]
+    return low, (high if bounded else None), ratio
+
+
+def _excess(steps: list[Step], budget: Fraction) -> Fraction | None:
+    """How far the steps' exact Σε_i is shown to exceed ``budget`` (Σ of the low ends; choices' ratios not
+    counted), where it is and the steps are pure; None otherwise."""
+    sums = _pure_sums(steps)
+    return sums[0] - budget if sums is not None and sums[0] > budget else None
+
+
+def _pure_ceiling(steps: list[Step], budget: Fraction) -> float | None:
+    """An upper bound on δ(ε) of pure steps whose exact Σε_i = ε′ is at most Σ high + log Π ratio: 1 − e^{ε − ε′}
+    (an ε′-DP release: P(S) − e^ε Q(S) ≤ P(S)(1 − e^{ε − ε′}), as Q(S) ≥ e^{−ε′} P(S)), in rationals and rounded
+    up to a double; None where a step is unbounded or has no pure ε."""
+    sums = _pure_sums(steps)
+    if sums is None or sums[1] is None:
+        return None
+    _, high, ratio = sums
+    gap = budget - high
+    if gap >= 0 and ratio == 1:
+        return 0.0
+    ceiling = 1 - exp_bounds(gap)[0] / ratio
+    return min(1.0, _up(max(Fraction(0), ceiling)))
+
+
+def _up(x: Fraction) -> float:
+    """The smallest double at least ``x``."""
+    value = float(x)
+    return value if Fraction(value) >= x else math.nextafter(value, math.inf)
+
+
+def exp_bounds(x: Fraction) -> tuple[Fraction, Fraction]:
+    """Rationals a ≤ e^x ≤ b.  For 0 ≤ f < 1 the Taylor sum S = Σ_{k≤40} f^k/k! has S ≤ e^f ≤ S + 2f^41/41!
+    (every term positive; the remainder is at most the next term times Σ_m (f/42)^m ≤ 2), computed with outward
+    roundings (:func:`_taylor`), and e^x = (e^1)^n·e^f with n = ⌊x⌋ bounds the rest; beyond |x| = 64 the cruder
+    2^⌊x⌋ ≤ e^x ≤ 3^⌈x⌉ (2 < e < 3)."""
+    if x > 64:
+        return Fraction(2) ** math.floor(x), Fraction(3) ** math.ceil(x)
+    if x < -64:
+        return Fraction(1, 3) ** math.ceil(-x), Fraction(1, 2) ** math.floor(-x)
+    n = math.floor(x)
+    f_low, f_high = _taylor(x - n)
+    e_low, e_high = E_BOUNDS
+    if n >= 0:
+        return e_low**n * f_low, e_high**n * f_high
+    return f_low / e_high**-n, f_high / e_low**-n
+
+
+#: Fixed-point bits of :func:`_taylor`'s sums: each of its 41 roundings moves a bound by at most 2⁻¹⁶⁰ (outward).
+TAYLOR_BITS = 160
+
+
+def _taylor(f: Fraction) -> tuple[Fraction, Fraction]:
+    """Bounds on e^f for 0 ≤ f ≤ 1 (:func:`exp_bounds`): Σ_{k≤40} f^k/k! in integers scaled by 2^160, each term
+    rounded down (the lower bound), and again rounded up, plus 2f^41/41! (the upper): outward roundings keep both
+    bounds."""
+    one = 1 << TAYLOR_BITS
+    scaled = f * one
+    below, above = math.floor(scaled), math.ceil(scaled)
+    term_low = term_high = total_low = total_high = one
+    for k in range(1, 41):
+        term_low = term_low * below // (k * one)
+        term_high = -(-term_high * above // (k * one))
+        total_low += term_low
+        total_high += term_high
+    total_high += -(-2 * term_high * above // (41 * one))
+    return Fraction(total_low, one), Fraction(total_high, one)
+
+
+#: Rationals below and above e (:func:`_taylor` at 1).
+E_BOUNDS = _taylor(Fraction(1))
+
+
+def _rational_high(steps: list[Step]) -> Fraction | None:
+    """The proven upper end of Σε_i of pure steps other than choices' (None: one has none); a choice's pure ε is
+    bounded above by its ratio's logarithm, read with :func:`exp_bounds`."""
+    total = Fraction(0)
+    for s in steps:
+        if isinstance(s, Discrete):
+            r = s.ratio()
+            if r is None:
+                return None
+            total += _log_high(r)
+            continue
+        interval = s.rational()
+        if interval is None or interval[1] is None:
+            return None
+        total += interval[1]
+    return total
+
+
+def _log_high(r: Fraction) -> Fraction:
+    """A rational at least log r (r ≥ 1): the first multiple m/2^40 of 2^−40 with e^{m/2^40} ≥ r, by bisection on
+    :func:`exp_bounds` from the float logarithm's neighbourhood."""
+    guess = Fraction(math.log(r)) if r < 2**1000 else Fraction(1000)
+    step = Fraction(1, 2**40)
+    high = (guess // step + 1) * step
+    while exp_bounds(high)[0] < r:
+        high = high * 2 + step
+    return high
+
+
+def _down(x: Fraction) -> float:
+    """The largest double at most ``x``."""
+    value = float(x)
+    return value if Fraction(value) <= x else math.nextafter(value, -math.inf)
+
+
+def _composed(steps: list[Step], epsilon: float, budget: Fraction) -> Composed:
+    """δ(ε) of steps none of which is trivial and whose pure composition is not certified (:func:`certified`):
+    by the declared budgets, in closed form, or on the grid."""
     declared = [s for s in steps if isinstance(s, Declared)]
     if declared:
-        return _around_declared(declared, [s for s in steps if not isinstance(s, Declared)], epsilon)
+        return _around_declared(declared, [s for s in steps if not isinstance(s, Declared)], epsilon, budget)
     pure = sum(s.pure_epsilon() for s in steps)
     if not steps:
         return Composed(0.0, 0.0, 0.0, "no primitive's value moves")
-    if pure <= epsilon * (1 + ROUNDING):
-        return Composed(0.0, 0.0, pure, "exact: the steps' pure ε add up to at most ε")
+    if certified(steps, budget):
+        return Composed(0.0, 0.0, pure, "exact: the steps' pure ε add up to at most ε (in rationals)")
     if any(isinstance(s, (Laplace, Gaussian)) and math.isinf(s.mu) for s in steps):
         return Composed(
             1.0, 1.0, math.inf, "exact: a value moves by an infinite amount (NaN, inf) or under noise of scale 0"
@@ -285,15 +505,16 @@ def _composed(steps: list[Step], epsilon: float) -> Composed:
     return _on_the_grid(steps, pure, epsilon)
 
 
-def _around_declared(declared: list[Declared], rest: list[Step], epsilon: float) -> Composed:
+def _around_declared(declared: list[Declared], rest: list[Step], epsilon: float, budget: Fraction) -> Composed:
     """The basic composition of the declared budgets with the exact composition of the rest at ε − Σε_i (Dwork &
-    Roth 2014, Thm 3.16)."""
-    spent = sum(s.epsilon for s in declared)
+    Roth 2014, Thm 3.16), Σε_i in rationals (the declared budgets' proven upper ends)."""
+    ends = [s.rational() for s in declared]
+    spent = sum(Fraction(s.epsilon) if e is None or e[1] is None else e[1] for s, e in zip(declared, ends))
     leak = sum(s.delta for s in declared)
-    pure = spent + sum(s.pure_epsilon() for s in rest) if leak == 0 else math.inf
-    if epsilon - spent < -ROUNDING * max(epsilon, 1.0):
+    pure = sum(s.epsilon for s in declared) + sum(s.pure_epsilon() for s in rest) if leak == 0 else math.inf
+    if spent > budget:
         return Composed(0.0, 1.0, pure, "declared budgets beyond ε (basic composition: no bound)")
-    inner = composed_delta(rest, max(epsilon - spent, 0.0))
+    inner = _composed_within(rest, _down(budget - spent), budget - spent)
     high = min(1.0, inner.high + leak)
     return Composed(0.0, high, pure, f"basic composition of {len(declared)} declared budget(s) with the rest")
 

@@ -31,6 +31,7 @@ import numpy as np
 from pdp_audit.audits.program import (
     accounting,
     comparison,
+    exact_shifts,
     library_steps,
     paths,
     rounded_steps,
@@ -216,7 +217,8 @@ def _steps(
             lower = library_steps.opendp_law_step(element.call, element.index, recorded.calls[element.call], shift)
             carried += [lower] if lower is not None and source == "release" else []
             continue
-        if shift == 0 and source != "none":
+        exact = c.exact.get(j)
+        if shift == 0 and source != "none" and not exact:  # read as unmoved: :func:`.exact_shifts.unmoved`
             continue
         call = recorded.calls[element.call]
         label = f"{call.kind}[{element.index}]"
@@ -228,17 +230,22 @@ def _steps(
             unaccounted.append(Unaccounted(element.call, label, f"no exact law for {call.kind} noise here"))
             continue
         scale = element.scale
+        if exact is not None and scale > 0:
+            shift = float(exact)
         mu = math.inf if scale <= 0 or math.isinf(shift) else abs(shift) / scale
-        step = SHIFTED[element.law](call=element.call, label=label, mu=mu)
+        within = exact_shifts.mu_interval(c, j, shift, scale) if math.isfinite(mu) else None
+        step = SHIFTED[element.law](call=element.call, label=label, mu=mu, within=within)
         known.append(step)
         if source == "release":
             carried.append(step)
+    known += exact_shifts.unmoved(c, found, SHIFTED)
     if c.replayed is not None:
         budgets, problems = library_steps.call_steps(recorded.calls, c.replayed.calls)
         known += budgets
         unaccounted += problems
     for k, p, q in c.choices:
-        step = accounting.Discrete(call=k, label="choice", p=tuple(p / p.sum()), q=tuple(q / q.sum()))
+        weights = (tuple(p.tolist()), tuple(q.tolist()))
+        step = accounting.Discrete(call=k, label="choice", p=tuple(p / p.sum()), q=tuple(q / q.sum()), weights=weights)
         known.append(step)  # the chosen index is rarely released as it is: an upper step, not a lower one
     return carried, known, unaccounted
 
@@ -314,19 +321,10 @@ def analyse(
         replays = [(first, _replayed(session, data, candidates, first, epsilon, sizes=sizes))]
         sets = (seed, max(1, draw_sets), epsilon)
         unreplayed = _further(session, data, candidates, _sentinels(sizes), replays, sets)
-    pairs = []
-    for i, neighbour in enumerate(candidates):
-        outcomes = [
-            _judged(
-                PairResult(neighbour, compared[i], draw_set=drawn.index, recorded=drawn.recorded, probe=drawn.probe),
-                drawn.recorded,
-                drawn.probe,
-                epsilon,
-                delta,
-            )
-            for drawn, compared in replays
-        ]
-        pairs.append(max(outcomes, key=_worse))  # the first of equals: the first draw set's where it ties
+    outcomes = [(_pair(n, compared[i], drawn), drawn) for i, n in enumerate(candidates) for drawn, compared in replays]
+    judged, per = _read_exactly(program, data, outcomes, claim), len(replays)
+    # each neighbour's worst outcome over its draw sets, the first of equals: the first draw set's where it ties
+    pairs = [max(judged[i * per : (i + 1) * per], key=_worse) for i in range(len(candidates))]
     if budget.active:
         named = Named([drawn for drawn, _ in replays], list(pairs))
         pairs += _searched(program, data, relation, bounds, named, claim, seed, budget)
@@ -414,19 +412,10 @@ def _searched(
         fresh = list(proposed.values())
         with trace.Session(program) as session:
             compared = [_replayed(session, data, fresh, drawn, claim[0]) for drawn in replayed]
+        outcomes = [(_pair(n, c[i], d), d) for i, n in enumerate(fresh) for d, c in zip(replayed, compared)]
+        judged, per = _read_exactly(program, data, outcomes, claim), len(replayed)
         for i, neighbour in enumerate(fresh):
-            pair = max(
-                (
-                    _judged(
-                        PairResult(neighbour, c[i], draw_set=d.index, recorded=d.recorded, probe=d.probe),
-                        d.recorded,
-                        d.probe,
-                        *claim,
-                    )
-                    for d, c in zip(replayed, compared)
-                ),
-                key=_worse,
-            )
+            pair = max(judged[i * per : (i + 1) * per], key=_worse)
             out.append(pair)
             pure = pair.upper.pure if pair.upper else None
             scores[identity(neighbour)] = objective(pair.rank, pure, claim[0])
@@ -521,8 +510,38 @@ def _other_path(
             moved = divergence
         except trace.ProgramFault:
             moved = None
-        alike = [(d, compared) for d, compared in alike if paths.same_outcome(d.recorded, compared[i], recorded, moved)]
+        alike = [(d, c) for d, c in alike if paths.same_outcome(d.recorded, c[i], recorded, moved, d.probe)]
     return None if alike else recorded
+
+
+def _pair(neighbour: Neighbour, compared: comparison.Comparison, drawn: DrawSet) -> PairResult:
+    return PairResult(neighbour, compared, draw_set=drawn.index, recorded=drawn.recorded, probe=drawn.probe)
+
+
+def _read_exactly(
+    program: Callable, data: Any, outcomes: list[tuple[PairResult, DrawSet]], claim: tuple
+) -> list[PairResult]:
+    """Each pair judged (:func:`_judged`) on its draw set; where its pure composition lies within the rounding of its
+    readings (:attr:`.accounting.Composed.rounding`), its shifts are read exactly (:func:`.exact_shifts.read`: two
+    more replays each, in one session for all) and the pair is judged anew on them -- the first judgement is
+    discarded, not changed."""
+    judged = [_judged(pair, drawn.recorded, drawn.probe, *claim) for pair, drawn in outcomes]
+    pending = [k for k, pair in enumerate(judged) if pair.upper is not None and pair.upper.rounding]
+    if not pending:
+        return judged
+    read = []
+    with trace.Session(program) as session:
+        for k in pending:
+            pair, drawn = outcomes[k]
+            exact = dataclasses.replace(pair.comparison, exact=dict(pair.comparison.exact))
+            session.draws(drawn.seed)
+            exact_shifts.read(session, (data, pair.neighbour.data), drawn.recorded, drawn.probe, exact)
+            read.append((k, exact))
+    for k, exact in read:  # judged after the block: the composition imports
+        pair, drawn = outcomes[k]
+        if exact.exact != pair.comparison.exact:
+            judged[k] = _judged(_pair(pair.neighbour, exact, drawn), drawn.recorded, drawn.probe, *claim)
+    return judged
 
 
 def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon: float, delta: float) -> PairResult:

@@ -12,12 +12,14 @@ diverging call, and a call whose scale differs between D and D′, are marked to
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any, Sequence
 
 import numpy as np
 
-from pdp_audit.audits.program.accounting import ROUNDING, Gaussian, gaussian_delta
+from pdp_audit.audits.program.accounting import Gaussian, Laplace, gaussian_delta
 from pdp_audit.audits.program.analysis import Analysis, PairResult
+from pdp_audit.audits.program.library_steps import exact_distance
 from pdp_audit.audits.program.recorder import Call
 from pdp_audit.reports.records import Table
 
@@ -122,7 +124,7 @@ def _loss(pair: PairResult, k: int) -> str:
 
 
 def _call_finding(
-    analysis: Analysis, pair: PairResult, k: int, moved: float | None, allowed: float | None
+    analysis: Analysis, pair: PairResult, k: int, moved: float | None, allowed: float | None, epsilon: float
 ) -> tuple[str, bool]:
     """What was found at call ``k`` on the pair, and whether it broke the claim (a gap -- noise not accounted for --
     is said, not marked)."""
@@ -134,12 +136,39 @@ def _call_finding(
         assert c.replayed is not None
         on_d_prime = call_text(c.replayed.calls[k]) if k < len(c.replayed.calls) else rescaled[k]
         return f"scale taken from the data: on D′ {on_d_prime}", True
-    if moved is not None and allowed is not None and moved > allowed * (1 + ROUNDING):
+    if moved is not None and allowed is not None and _over_sensitive(analysis, pair, k, moved, allowed, epsilon):
         return f"over-sensitive: moved {number(moved)} > {number(allowed)}", True
     if any(analysis.probe.elements[j].call == k for j in c.coefficient_changed):
         return "its noise's weight in the release depends on the data", True
     gaps = [u.why for u in pair.unaccounted if u.call == k]
     return (gaps[0], False) if gaps else ("", False)
+
+
+def _over_sensitive(analysis: Analysis, pair: PairResult, k: int, moved: float, allowed: float, epsilon: float) -> bool:
+    """Whether call ``k``'s input moved beyond what its noise allows alone, shown with no margin: a Laplace call's
+    steps' proven lower ends of μ (:meth:`.accounting.Step.rational`) add up above ``epsilon``, in rationals; a
+    diffprivlib mechanism's exact L1 move is above its declared sensitivity (as
+    :func:`.library_steps.declared_step` decides); a Gaussian call's distance above σμ*, μ* a root found to 1e-12
+    (a marking of the page, which decides no verdict)."""
+    call = analysis.recorded.calls[k]
+    if call.kind.startswith("diffprivlib."):
+        before, after = call.details.get("input"), None
+        if pair.comparison.replayed is not None and k < len(pair.comparison.replayed.calls):
+            after = pair.comparison.replayed.calls[k].details.get("input")
+        try:
+            b, a = np.asarray(before, dtype=float), np.asarray(after, dtype=float)
+        except (TypeError, ValueError):
+            return False
+        if b.shape != a.shape or not (np.isfinite(a).all() and np.isfinite(b).all()):
+            return b.shape != a.shape
+        return exact_distance(b, a) > Fraction(allowed)
+    if call.law == "laplace":
+        steps = [s for s in pair.steps if s.call == k and isinstance(s, Laplace)]
+        ends = [s.rational() for s in steps]
+        if any(e is None for e in ends):
+            return True
+        return sum((e[0] for e in ends if e is not None), Fraction(0)) > Fraction(epsilon)
+    return moved > allowed
 
 
 def trace_table(analysis: Analysis, pair: PairResult, epsilon: float, delta: float) -> Table:
@@ -153,7 +182,7 @@ def trace_table(analysis: Analysis, pair: PairResult, epsilon: float, delta: flo
     for k, call in enumerate(calls):
         allowed = allowed_distance(call, epsilon, delta)
         moved = moved_distance(analysis, pair, k, call) if k < stop else None
-        finding, broke = _call_finding(analysis, pair, k, moved, allowed)
+        finding, broke = _call_finding(analysis, pair, k, moved, allowed, epsilon)
         if k > stop:
             shown_moved, loss = "not replayed", "—"
         else:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Callable
 
 import numpy as np
@@ -61,6 +62,12 @@ class Comparison:
     fault: str | None = None  # what the program raised on D′ (it ran on D)
     #: per element, its shift read through a rounding (:mod:`.landing`; ``source`` "landing")
     landings: dict[int, landing.Reading] = field(default_factory=dict)
+    #: per element, a proven bound on |shift − its exact value| (:func:`.replay_bounds.shift_bound` for a shift read
+    #: off the release, 0 for the value a call shows; ∞: none proven -- a shift read through a post-processing)
+    bounds: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    #: per element, its shift in rationals where it is known exactly: the difference of the two locations a call
+    #: shows, or the value the noise is added to read by a replay with the noise at 0 (:mod:`.exact_shifts`)
+    exact: dict[int, Fraction] = field(default_factory=dict)
 
 
 def compare(
@@ -85,6 +92,7 @@ def compare(
     out = Comparison(None, replayed=other)
     n = len(found.elements)
     shifts = np.full(n, np.nan)
+    out.bounds = np.full(n, math.inf)
     source = ["none"] * n
     if other.structure != recorded.structure or other.numbers.size != recorded.numbers.size:
         out.structure_differs = True
@@ -93,7 +101,7 @@ def compare(
         _read_release(out, (recorded.numbers, other.numbers), found, weight, shifts, source)
         if found.landings and data is not None:
             _read_landings(out, (program, data, neighbour), recorded, found, (shifts, source), epsilon)
-    _read_values(recorded, other, found, (shifts, source))
+    _read_values(recorded, other, found, (shifts, source), out.exact)
     out.shifts, out.source = shifts, source
     for k, call in enumerate(recorded.calls):
         if call.kind == "choice" and call.value is not None:
@@ -122,14 +130,16 @@ def _coefficients_read(
             weight = _weight(found, other)
             classified(out, moved.numbers, other.numbers, found, weight)
             _rescaled_read(out, found, other)
-    if weight is None and (found.carried().shared.size or other.numbers.size > trace.SMALL_RELEASE):
+    if weight is None:  # every carried shift's rounding bound is read (:attr:`Comparison.bounds`)
         weight = _weight(found, other)
     return weight
 
 
-def _read_values(recorded: Run, other: Run, found: Probe, read: tuple[np.ndarray, list[str]]) -> None:
+def _read_values(
+    recorded: Run, other: Run, found: Probe, read: tuple[np.ndarray, list[str]], exact: dict[int, Fraction]
+) -> None:
     """The shift of the value each call shows (``loc``), for the elements no coordinate carries (``read``: the
-    shifts and their sources, "value" where read)."""
+    shifts and their sources, "value" where read; ``exact``: the shift in rationals, each location exact)."""
     shifts, source = read
     for j, element in enumerate(found.elements):
         if source[j] == "none":
@@ -143,6 +153,8 @@ def _read_values(recorded: Run, other: Run, found: Probe, read: tuple[np.ndarray
                 b, a = np.atleast_1d(b).ravel()[element.index], np.atleast_1d(a).ravel()[element.index]
                 shifts[j] = math.inf if np.isnan(a) != np.isnan(b) else (0.0 if np.isnan(a) else a - b)
                 source[j] = "value"
+                if math.isfinite(a) and math.isfinite(b):
+                    exact[j] = Fraction(float(a)) - Fraction(float(b))
 
 
 def _as_on_d(found: Probe, moved: Run, other: Run) -> bool:
@@ -275,6 +287,8 @@ def _read_release(
     differs."""
     before, after = releases
     carrier = found.carrier
+    if out.bounds.size != shifts.size:
+        out.bounds = np.full(shifts.size, math.inf)
     if out.unread:
         carrier = carrier.copy()
         carrier[out.unread] = UNREAD
@@ -300,6 +314,7 @@ def _read_release(
         out.inconsistent = elements[np.sort(order[apart])].tolist() if apart.size else []
         last = np.append(by_element[1:] != by_element[:-1], True)  # each element's last coordinate gives its shift
         shifts[by_element[last]] = in_order[last]
+        out.bounds[by_element[last]] = bound[last]
         for j in by_element[last].tolist():
             source[j] = "release"
     # a carried coordinate of the same value in other bits: no shift explains it
@@ -343,6 +358,10 @@ def _read_small_release(
             shifts[j], source[j] = shift, "release"
             if i in bounds:
                 last[j] = bounds[i]
+            elif weight is not None:
+                error = float(found.carried().error[i])
+                last[j] = float(shift_bound((b, a), shift, coefficient[i], float(weight[i]), error))
+            out.bounds[j] = last.get(j, math.inf)
             if a == b and bits_before[i] != bits_after[i]:  # the same value in other bits: no shift explains it
                 out.noisy_differ.append(i)
         elif j != UNREAD:

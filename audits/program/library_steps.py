@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -75,15 +76,31 @@ def declared_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None
         return None, None
     if epsilon is None or sensitivity is None or not math.isfinite(shift):
         return None, Unaccounted(k, call.kind, f"its input moved ({shift:.6g}) and its budget is not declared")
-    if shift > float(sensitivity) * (1 + accounting.ROUNDING):
+    moved = exact_distance(before, after)  # the input's L1 move in rationals: compared with no margin
+    if moved > Fraction(float(sensitivity)):
         why = f"its input moved by {shift:.6g} > its declared sensitivity {float(sensitivity):.6g}"
         return None, Unaccounted(k, call.kind, why)
-    share = shift / float(sensitivity) if call.kind.split(".", 1)[1] in LINEAR and sensitivity else 1.0
+    linear = call.kind.split(".", 1)[1] in LINEAR and sensitivity
+    share = moved / Fraction(float(sensitivity)) if linear else Fraction(1)
+    spent = Fraction(float(epsilon)) * share
     porous = call.kind in DIFFPRIVLIB_FLOAT
     step = accounting.Declared(
-        call=k, label=call.kind, epsilon=float(epsilon) * share, delta=float(delta or 0.0), porous=porous
+        call=k, label=call.kind, epsilon=float(spent), delta=float(delta or 0.0), porous=porous, within=(spent, spent)
     )
     return step, None
+
+
+def exact_distance(before: np.ndarray, after: np.ndarray) -> Fraction:
+    """Σ|after − before| of two float arrays of one shape, in rationals (each double an exact rational)."""
+    return sum(
+        (abs(Fraction(a) - Fraction(b)) for a, b in zip(after.ravel().tolist(), before.ravel().tolist())), Fraction(0)
+    )
+
+
+def _up(x: Fraction) -> float:
+    """The smallest double at least ``x``."""
+    value = float(x)
+    return value if Fraction(value) >= x else math.nextafter(value, math.inf)
 
 
 def opendp_map_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None, Unaccounted | None]:
@@ -103,10 +120,12 @@ def opendp_map_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | No
     if not difference.any():
         return None, None
     metric = call.parameters["input_metric"]
-    if metric.startswith(("AbsoluteDistance", "L1Distance")):
-        distance = float(difference.sum())
+    if not np.isfinite(difference).all():
+        distance = math.inf
+    elif metric.startswith(("AbsoluteDistance", "L1Distance")):  # the exact distance, rounded up: the map is monotone
+        distance = _up(exact_distance(before, after))
     elif metric.startswith("L2Distance"):
-        distance = float(np.sqrt((difference**2).sum()))
+        distance = _sqrt_up(sum((Fraction(d) ** 2 for d in difference.ravel().tolist()), Fraction(0)))
     else:
         return None, Unaccounted(k, label, "its argument moved under a metric not read here")
     if not call.parameters["output_measure"].startswith("MaxDivergence") or not math.isfinite(distance):
@@ -117,6 +136,17 @@ def opendp_map_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | No
         why = f"its privacy map refused the distance {distance:.6g} ({type(err).__name__})"
         return None, Unaccounted(k, label, why)
     return accounting.Declared(call=k, label=label, epsilon=epsilon), None
+
+
+def _sqrt_up(square: Fraction) -> float:
+    """The smallest double whose square is at least ``square`` (from the float root, stepped up)."""
+    try:
+        root = math.sqrt(float(square))
+    except OverflowError:
+        return math.inf
+    while math.isfinite(root) and Fraction(root) ** 2 < square:
+        root = math.nextafter(root, math.inf)
+    return root
 
 
 def opendp_law_step(k: int, index: int, call: Any, shift: float) -> accounting.Step | None:

@@ -68,3 +68,20 @@ def shift_bound(releases: Any, shift: Any, coefficient: Any, weight: Any, error:
         read = g * (2 * np.asarray(weight) + np.abs(before) + np.abs(after) + difference) / np.abs(coefficient)
         relative = (np.asarray(error) + g) / (1 - np.minimum(error, 0.5))
         return read * (1 + np.asarray(error)) * (1 + g) + np.abs(shift) * relative
+
+
+def difference_bound(releases: Any, differences: Any, weight: Any) -> Any:
+    """A proven bound on |Δ̂_d − Δ̂_e|, where Δ̂_z = fl(R̂(D′; z) − R̂(D; z)) is a coordinate's difference between D
+    and D′ at draw set z (``releases`` (R̂_d, R̂′_d, R̂_e, R̂′_e), ``differences`` (Δ̂_d, Δ̂_e), ``weight``
+    |a|·(|loc| + |η| + w), the largest over the four runs), where the program takes one path at both draw sets.
+
+    *Derivation* (the model of :func:`response_bound`).  On one path the coordinate is c + a·(loc + η) in exact
+    arithmetic, c and loc set by the data, a and the path by neither: R(D′; z) − R(D; z) = (c′ − c) + a·(loc′ − loc)
+    at every draw z.  Each computed release is its exact value within γ_K·T, T at most ``weight`` + |R̂|; each
+    subtraction adds one rounding, u·|Δ̂|.  So |Δ̂_d − Δ̂_e| ≤ γ_K·(4·weight + Σ|R̂|) + u·(|Δ̂_d| + |Δ̂_e|), and the
+    comparison's own evaluation (:data:`COMPARISON_OPERATIONS`) is covered by γ_{K+8} (Higham 2002, Lemma 3.3).
+    Numbers or arrays alike."""
+    g = gamma(NOISE_OPERATIONS + COMPARISON_OPERATIONS)
+    with np.errstate(all="ignore"):
+        magnitude = sum(np.abs(r) for r in releases) + np.abs(differences[0]) + np.abs(differences[1])
+        return g * (4 * np.asarray(weight) + magnitude)

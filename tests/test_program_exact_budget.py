@@ -1,0 +1,103 @@
+"""A pure composition is certified only where its exact Σε_i is shown to be at most ε (issue 70, item 3): no margin.
+
+Seen failing: before the composition was decided in rationals, a Laplace scale short of the claim's by a relative
+1e-10 (slightly too little noise: ε·(1 + 1e-10) on the pair at the domain's end) was certified, exit 0, because a
+pure composition within a relative 1e-9 of ε was read as within ε; and a step read as μ = 1 + 1e-16 was certified at
+ε = 1.  Now the first is undecided (its composition is above ε by less than the grid resolves), the second's
+interval straddling ε leaves it undecided, and a release whose shift is read off it with rounding is certified
+through the exact reading of the value its noise is added to (a replay with the noise at 0)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+import pdp_audit
+from pdp_audit.audits.program import accounting, comparison, exact_shifts, trace
+
+VALUES = np.arange(8) / 8  # dyadic: every sum of them is exact
+OPTIONS = {"bounds": (0, 1), "trials": 2000, "seed": 0, "alpha": 1e-6, "law": "ideal"}
+
+
+def _clipped_sum(data) -> float:
+    return float(np.clip(np.nan_to_num(np.asarray(data, dtype=float)), 0.0, 1.0).sum())
+
+
+def scale_short(data, rng):
+    """Laplace of scale 1 − 1e-10 on a sum of sensitivity 1: ε = 1/(1 − 1e-10) > 1 on the pair at the domain's end."""
+    return _clipped_sum(data) + rng.laplace(0.0, 1.0 - 1e-10)
+
+
+def scale_exact(data, rng):
+    return _clipped_sum(data) + rng.laplace(0.0, 1.0)
+
+
+def test_a_scale_short_by_a_relative_1e_10_is_not_certified():
+    run = pdp_audit.audit_program(scale_short, VALUES, 1.0, **OPTIONS)
+    assert run.exit_code != 0 and run.verdict != "pass", run.verdict
+    assert pdp_audit.audit_program(scale_exact, VALUES, 1.0, **OPTIONS).verdict == "pass"
+
+
+def _step(low: float, high: float, mu: float = 1.0) -> accounting.Laplace:
+    return accounting.Laplace(call=0, label="x", mu=mu, within=(Fraction(low), Fraction(high)))
+
+
+def test_a_pure_composition_is_decided_in_rationals():
+    half = Fraction(1, 2)
+    exact = [accounting.Laplace(call=0, label="a", mu=0.5), accounting.Laplace(call=1, label="b", mu=0.5)]
+    assert accounting.certified(exact, Fraction(1)) is True
+    assert accounting.composed_delta(exact, 1.0).high == 0.0
+    # a reading within its rounding of ε: neither certified nor above, and the pair says so
+    straddling = [_step(1 - 2**-52, 1 + 2**-52)]
+    assert accounting.certified(straddling, Fraction(1)) is None
+    composed = accounting.composed_delta(straddling, 1.0)
+    assert composed.high > 0 and composed.rounding
+    # a step of μ one ulp above ε is above it, exactly
+    above = [accounting.Laplace(call=0, label="a", mu=float(np.nextafter(1.0, 2.0)))]
+    assert accounting.certified(above, Fraction(1)) is False and accounting.composed_delta(above, 1.0).high > 0
+    # a choice composes by its exact ratio: e^ε = max p_j/q_j, against e^{ε − Σ μ} bounded in rationals
+    below, above_root = np.exp(0.5) * (1 - 2**-50), np.exp(0.5) * (1 + 2**-50)
+    laplace = accounting.Laplace(call=0, label="a", mu=0.5)
+    for root, decided in ((below, True), (above_root, False)):
+        choice = accounting.Discrete(call=1, label="c", p=(root, 1.0), q=(1.0, root))
+        assert accounting.certified([choice, laplace], Fraction(1)) is decided
+    assert accounting.certified([laplace, laplace], half * 2) is True
+
+
+def test_exp_bounds_bracket_the_exponential():
+    for x in (Fraction(0), Fraction(1, 3), Fraction(1), Fraction(-5, 2), Fraction(70), Fraction(-70)):
+        low, high = accounting.exp_bounds(x)
+        assert (
+            low <= high
+            and float(low) <= np.exp(float(x)) * (1 + 1e-15)
+            and np.exp(float(x)) <= float(high) * (1 + 1e-15)
+        )
+
+
+def counts_plus_noise(data, rng):
+    """A histogram of large counts plus unit Laplace noise: a count moved by 1 reads off the release as 1 ± an ulp
+    of the count."""
+    values = np.nan_to_num(np.asarray(data, dtype=float))
+    counts = np.array([np.count_nonzero(values < 0.5), np.count_nonzero(values >= 0.5)], dtype=float) * 1000.0 + 3.0
+    return counts + rng.laplace(0.0, 7.0, size=2)
+
+
+def test_a_shift_read_with_rounding_is_read_exactly_at_zero_noise():
+    data = np.linspace(0.0, 1.0, 8)
+    moved = data[1:]  # one record below 0.5 removed: the first count moves by exactly −1000
+    recorded = trace.record(counts_plus_noise, data)
+    found = trace.probe(counts_plus_noise, data, recorded, 0)
+    compared = comparison.compare(counts_plus_noise, moved, recorded, found, data=data)
+    assert compared.source[0] == "release" and compared.bounds[0] > 0
+    exact_shifts.read(counts_plus_noise, (data, moved), recorded, found, compared)
+    assert compared.exact == {0: Fraction(-1000), 1: Fraction(0)}
+
+
+def test_a_float_sum_that_moves_by_more_than_its_sensitivity_is_not_certified():
+    """Values k/7: removing the record 1.0 moves the float sum by 1 + 2⁻⁵¹ (Casacuberta et al., CCS 2022), so Laplace
+    noise of scale exactly 1 is ε·(1 + 2⁻⁵¹) on that pair -- not certified, and said."""
+    run = pdp_audit.audit_program(scale_exact, np.linspace(0.0, 1.0, 8), 1.0, **OPTIONS)
+    composition = next(c for c in run.checks if c.id == "program-composition")
+    assert run.exit_code == 3 and composition.verdict != "pass", composition.note
+    assert "exact Σε_i − ε ≥ 4.44e-16" in composition.note, composition.note
