@@ -97,6 +97,11 @@ def unmoved(comparison: Comparison, found: trace.Probe, laws: dict[str, type]) -
     return out
 
 
+#: Elements read one at a time, at most, where setting every element's noise to 0 at once moved the program's path
+#: (a branch on another noisy value): two more replays each (four through a post-processing).
+MOST_SINGLE = 8
+
+
 def read(
     session: trace.Session | Callable,
     data: tuple[Any, Any],
@@ -105,35 +110,61 @@ def read(
     c: Comparison,
 ) -> None:
     """The exact shifts of the pair's carried elements (module notes) into ``c.exact``; ``data`` is (D, D′),
-    ``session`` the program's session at the pair's draw set.  Nothing where a replay diverges, raises or changes
-    the release's structure."""
-    other = c.replayed
-    if other is None or not found.elements or c.structure_differs:
+    ``session`` the program's session at the pair's draw set: every element's noise at 0 at once, then each element
+    not read so (the others' noise as recorded: a branch on them keeps its path), at most :data:`MOST_SINGLE`."""
+    if c.replayed is None or not found.elements or c.structure_differs:
         return
+    readable = {
+        int(found.carrier[i])
+        for i in np.flatnonzero((found.carrier >= 0) & (found.coefficient == 1.0)).tolist()
+        if c.source[int(found.carrier[i])] in ("release", THROUGH)
+    }
+    exact = _read_with(session, data, recorded, found, c, np.ones(len(found.elements), dtype=bool))
+    for j in sorted(readable - set(exact))[:MOST_SINGLE]:
+        alone = np.zeros(len(found.elements), dtype=bool)
+        alone[j] = True
+        exact.update({k: d for k, d in _read_with(session, data, recorded, found, c, alone).items() if k == j})
+    c.exact.update(exact)
+
+
+def _read_with(
+    session: trace.Session | Callable,
+    data: tuple[Any, Any],
+    recorded: trace.Run,
+    found: trace.Probe,
+    c: Comparison,
+    zeroed: np.ndarray,
+) -> dict[int, Fraction]:
+    """The exact shifts read with the ``zeroed`` elements' noise at 0 (the others' as recorded), per element."""
+    other = c.replayed
+    assert other is not None
     eta = np.array([_draw(recorded.calls[e.call].noise, e.index) for e in found.elements])
-    through = [j for j, source in enumerate(c.source) if source == THROUGH]
+    through = any(c.source[j] == THROUGH for j in np.flatnonzero(zeroed).tolist())
     # D and D′ with the noise at 0; D′ also at ±w, where a coordinate read through a post-processing is flat at η
     settings = [(data[0], recorded, 0.0), (data[1], other, 0.0)]
     settings += [(data[1], other, 1.0), (data[1], other, -1.0)] if through else []
     values = []
     for dataset, run, sign in settings:
         try:
-            again = trace.replay(session, dataset, recorded.calls, found.perturbation(sign * found.step - eta))
+            shifts = np.where(zeroed, sign * found.step - eta, 0.0)
+            again = trace.replay(session, dataset, recorded.calls, found.perturbation(shifts))
         except (Divergence, trace.ProgramFault):
-            return
+            return {}
         if again.structure != run.structure or again.numbers.size != run.numbers.size:
-            return
+            return {}
         values.append(again.numbers)
     found_exact: dict[int, Fraction] = {}
     conflicted: set[int] = set()
     for i in np.flatnonzero((found.carrier >= 0) & (found.coefficient == 1.0)).tolist():
         j = int(found.carrier[i])
         x, x_prime = float(values[0][i]), float(values[1][i])
-        if not (math.isfinite(x) and math.isfinite(x_prime)) or _bits(x + eta[j]) != _bits(recorded.numbers[i]):
+        if not zeroed[j] or not (math.isfinite(x) and math.isfinite(x_prime)):
+            continue
+        if _bits(x + eta[j]) != _bits(recorded.numbers[i]):
             continue
         if c.source[j] == "release" and i not in c.unread:  # D′ at η: one float addition gives its coordinate
             shown = _bits(x_prime + eta[j]) == _bits(other.numbers[i])
-        elif c.source[j] == THROUGH and len(values) == 4:  # D′ flat at η: the identity around 0 instead
+        elif c.source[j] == THROUGH and len(values) == 4:  # D′ flat at η: the identity on one side of 0 instead
             w = float(found.step[j])
             shown = _bits(x_prime + w) == _bits(values[2][i]) or _bits(x_prime - w) == _bits(values[3][i])
         else:
@@ -142,9 +173,7 @@ def read(
             d = Fraction(x_prime) - Fraction(x)
             if found_exact.setdefault(j, d) != d:
                 conflicted.add(j)
-    for j, d in found_exact.items():
-        if j not in conflicted:
-            c.exact[j] = d
+    return {j: d for j, d in found_exact.items() if j not in conflicted}
 
 
 def _draw(noise: Any, index: int) -> float:
