@@ -308,7 +308,7 @@ def _composed_within(steps: list[Step], epsilon: float, budget: Fraction) -> Com
         return Composed(0.0, ceiling, pure, how, rounding)
     steps = [s for s in steps if not s.trivial]
     slack = sum(s.slack for s in steps)
-    tiny = [s for s in steps if isinstance(s, (Laplace, Discrete)) and s.pure_epsilon() <= TINY]
+    tiny: list[Step] = [s for s in steps if isinstance(s, (Laplace, Discrete)) and s.pure_epsilon() <= TINY]
     if tiny:  # composed around (:data:`TINY`): the lower without them, the upper at ε − Σε_i
         rest = [s for s in steps if s not in tiny]
         spent = _rational_high(tiny)
@@ -389,9 +389,11 @@ def _pure_ceiling(steps: list[Step], budget: Fraction) -> float | None:
     (an ε′-DP release: P(S) − e^ε Q(S) ≤ P(S)(1 − e^{ε − ε′}), as Q(S) ≥ e^{−ε′} P(S)), in rationals and rounded
     up to a double; None where a step is unbounded or has no pure ε."""
     sums = _pure_sums(steps)
-    if sums is None or sums[1] is None:
+    if sums is None:
         return None
     _, high, ratio = sums
+    if high is None:
+        return None
     gap = budget - high
     if gap >= 0 and ratio == 1:
         return 0.0

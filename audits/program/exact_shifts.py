@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -66,7 +66,9 @@ def mu_interval(comparison: Comparison, j: int, shift: float, scale: float) -> I
     return max(Fraction(0), read - error) / b, (read + error) / b
 
 
-def unmoved(comparison: Comparison, found: trace.Probe, laws: dict[str, type]) -> list[accounting.Step]:
+def unmoved(
+    comparison: Comparison, found: trace.Probe, laws: Mapping[str, Callable[..., accounting.Step]]
+) -> list[accounting.Step]:
     """One step per call for its elements read as unmoved (shift 0) but not exactly so: μ 0 as read, within
     [0, Σ e_j/b_j] (``laws``: the step of each law).  The sum is computed in floats and raised by γ_{n+1} (Higham
     2002, §3.1: n − 1 additions and n divisions of non-negative terms), then to the next double: a proven upper end.
@@ -75,12 +77,13 @@ def unmoved(comparison: Comparison, found: trace.Probe, laws: dict[str, type]) -
     unbounded: set[int] = set()
     law_of: dict[int, str] = {}
     for j, (element, shift, source) in enumerate(zip(found.elements, comparison.shifts.tolist(), comparison.source)):
-        if shift != 0 or source in ("none", "landing") or element.law not in laws or j in comparison.exact:
+        law = element.law
+        if shift != 0 or source in ("none", "landing") or law is None or law not in laws or j in comparison.exact:
             continue
         e = float(comparison.bounds[j]) if j < comparison.bounds.size else math.inf
         if e == 0:
             continue
-        law_of[element.call] = element.law
+        law_of[element.call] = law
         if not (math.isfinite(e) and element.scale > 0):
             unbounded.add(element.call)
             continue

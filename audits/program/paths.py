@@ -89,7 +89,7 @@ def _same_difference(
     carried = np.zeros(d.numbers.size) if weight is None or weight.size != d.numbers.size else weight
     if d.numbers.size <= trace.SMALL_RELEASE:  # in Python (numpy's fixed cost per call exceeds the loop's)
         runs = [run.numbers.tolist() for run in (d, d_prime, e, e_prime)]
-        return _same_small_difference(*runs, carried.tolist())
+        return _same_small_difference(runs[0], runs[1], runs[2], runs[3], carried.tolist())
     with np.errstate(all="ignore"):
         first, second = d_prime.numbers - d.numbers, e_prime.numbers - e.numbers
         bound = difference_bound((d.numbers, d_prime.numbers, e.numbers, e_prime.numbers), (first, second), carried)
