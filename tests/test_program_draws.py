@@ -113,9 +113,9 @@ def _full_replays(monkeypatch, program, seed):
     replays = []
     original = analysis._replayed
 
-    def counted(session, data, candidates, drawn, **kwargs):
+    def counted(session, data, candidates, drawn, *args, **kwargs):
         replays.append(drawn.index)
-        return original(session, data, candidates, drawn, **kwargs)
+        return original(session, data, candidates, drawn, *args, **kwargs)
 
     monkeypatch.setattr(analysis, "_replayed", counted)
     found = analyse(program, DATA, "add-remove", (0, 1), (1.0, 0.0), seed, draw_sets=8)
