@@ -161,8 +161,24 @@ def test_the_product_is_read_whole():
     assert len(product_sources()) > 100
 
 
+#: The one use of ``os._exit`` that is no trick: a copy of the process the *user's* code made with ``os.fork()``
+#: ends there when it returns into ours, as Python's documentation says a forked child must end (``os._exit``
+#: "should normally only be used in the child process after a fork()"); ``SystemExit`` there would run the parent's
+#: cleanup and the rest of the audit a second time.  Exact: that file, that line's text.
+FORKED_CHILD_END = ("verify/core/float_rules.py", "os._exit(1 if raised else 0)")
+
+
+def _allowed(hit: str) -> bool:
+    where, text = FORKED_CHILD_END
+    path, line = hit.split(" ", 1)[0].rsplit(":", 1)
+    if not path.endswith(where) or not hit.endswith(" os._exit"):
+        return False
+    return (ROOT / where).read_text(encoding="utf-8").splitlines()[int(line) - 1].strip() == text
+
+
 def test_the_product_uses_no_ctypes_exit_trick_or_private_api_of_another_library():
     found = [hit for path in product_sources() for hit in findings(path.read_text(encoding="utf-8"), str(path))]
+    found = [hit for hit in found if not _allowed(hit)]
     assert not found, "plain code (docs/development.md): " + "\n".join(
         hit.replace(str(ROOT) + "/", "") for hit in found
     )

@@ -21,8 +21,8 @@ import pytest
 import pdp_audit
 from pdp_audit.audits.program import screening
 from pdp_audit.audits.program.analysis import analyse
-from pdp_audit.audits.program.audit import CHECKS
 from pdp_audit.audits.program.config import CANDIDATES, DRAW_SETS, SEARCH
+from pdp_audit.audits.program.decision import CHECKS
 from pdp_audit.audits.program.search import Budget
 from pdp_audit.verify.core.checks import Evidence
 from tests import program_series as s

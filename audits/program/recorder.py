@@ -270,16 +270,6 @@ class WatchedPCG64(np.random.PCG64):
         return _PCG64_CAPSULE.__get__(self)
 
     @property  # type: ignore[override]
-    def ctypes(self) -> Any:
-        self._noted("ctypes")
-        return np.random.PCG64.ctypes.__get__(self)
-
-    @property  # type: ignore[override]
-    def cffi(self) -> Any:
-        self._noted("cffi")
-        return np.random.PCG64.cffi.__get__(self)
-
-    @property  # type: ignore[override]
     def seed_seq(self) -> Any:
         self._noted("seed_seq")
         return np.random.PCG64.seed_seq.__get__(self)
@@ -291,6 +281,22 @@ class WatchedPCG64(np.random.PCG64):
     def random_raw(self, size: Any = None, output: bool = True) -> Any:
         self._noted("random_raw")
         return super().random_raw(size, output)  # type: ignore[call-overload]
+
+
+def _noted_read(name: str) -> property:
+    """``name``, numpy's accessor of a PCG64's raw stream for compiled code, read as numpy reads it after the read is
+    noted (:meth:`WatchedPCG64._noted`).  The audit itself never reads these: it only watches a program reading them."""
+    inherited = getattr(np.random.PCG64, name)
+
+    def read(self: WatchedPCG64) -> Any:
+        self._noted(name)
+        return inherited.__get__(self)
+
+    return property(read)
+
+
+for _accessor in ("ctypes", "cffi"):  # the two foreign-function views of the stream (numpy's BitGenerator docs)
+    setattr(WatchedPCG64, _accessor, _noted_read(_accessor))
 
 
 class RecordingGenerator(np.random.Generator):
