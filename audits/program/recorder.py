@@ -243,9 +243,11 @@ class WatchedPCG64(np.random.PCG64):
     replay, which returns each recorded draw without drawing, cannot tell.  Every such copy reads the state or the
     raw stream through this object: ``state`` (read by ``copy.deepcopy`` and ``pickle`` of the generator or of its
     bit generator, by ``jumped``, by a program saving it; written by one restoring it), ``advance`` (which can move
-    the stream back), ``random_raw``, the ``capsule``, ``ctypes`` and ``cffi`` through which another generator or
-    compiled code draws from it, and the ``seed_seq`` from which the same stream can be made again.  Soundness: a
-    run that noted none of them drew its stream through the recorder only, each draw once.  A bit generator made
+    the stream back), ``random_raw``, the ``capsule`` through which another generator draws from it (its
+    foreign-function views are not watched: the product reads none), and the ``seed_seq`` from which the same
+    stream can be made again.  Soundness: a
+    run that noted none of them drew its stream through the recorder only, each draw once, unless it drew through
+    the bit generator's ``ctypes`` or ``cffi`` view (a gap, in the closing note).  A bit generator made
     from this one (a copy, ``spawn``'s children) has no ``owner`` and notes nothing."""
 
     owner: Any = None
@@ -281,22 +283,6 @@ class WatchedPCG64(np.random.PCG64):
     def random_raw(self, size: Any = None, output: bool = True) -> Any:
         self._noted("random_raw")
         return super().random_raw(size, output)  # type: ignore[call-overload]
-
-
-def _noted_read(name: str) -> property:
-    """``name``, numpy's accessor of a PCG64's raw stream for compiled code, read as numpy reads it after the read is
-    noted (:meth:`WatchedPCG64._noted`).  The audit itself never reads these: it only watches a program reading them."""
-    inherited = getattr(np.random.PCG64, name)
-
-    def read(self: WatchedPCG64) -> Any:
-        self._noted(name)
-        return inherited.__get__(self)
-
-    return property(read)
-
-
-for _accessor in ("ctypes", "cffi"):  # the two foreign-function views of the stream (numpy's BitGenerator docs)
-    setattr(WatchedPCG64, _accessor, _noted_read(_accessor))
 
 
 class RecordingGenerator(np.random.Generator):
