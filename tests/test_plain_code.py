@@ -164,7 +164,8 @@ def test_the_product_is_read_whole():
 #: The one use of ``os._exit`` that is no trick: a copy of the process the *user's* code made with ``os.fork()``
 #: ends there when it returns into ours, as Python's documentation says a forked child must end (``os._exit``
 #: "should normally only be used in the child process after a fork()"); ``SystemExit`` there would run the parent's
-#: cleanup and the rest of the audit a second time.  Exact: that file, that line's text.
+#: cleanup and the rest of the audit a second time (docs/development.md, "One exception").  Exact: that file, that
+#: line's text.
 FORKED_CHILD_END = ("verify/core/float_rules.py", "os._exit(1 if raised else 0)")
 
 
