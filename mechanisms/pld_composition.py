@@ -274,16 +274,23 @@ def composed_profile(law: LossLaw, steps: int, epsilon_error: float = 2e-3) -> C
     return ComposedProfile(upper, lower, epsilon_error)
 
 
-def composed_profile_of(laws: list[LossLaw], epsilon_error: float = 2e-3) -> ComposedProfile:
+def composed_profile_of(
+    laws: list[LossLaw], epsilon_error: float = 2e-3, lower_laws: list[LossLaw] | None = None
+) -> ComposedProfile:
     """Bounds on δ(ε) of the composition of different steps, one law each (T = len(laws) >= 1): each discretised on
     the one grid of step h = t/√(T log(1/η)/2) and convolved in turn; the Hoeffding shift t = ``epsilon_error``
-    holds as for T i.i.d. steps (the rounding errors are independent, each of range h; module notes)."""
+    holds as for T i.i.d. steps (the rounding errors are independent, each of range h; module notes).
+
+    ``lower_laws`` (at most T of them, at least one): the laws the lower bound is composed from, where ``laws`` are
+    known only to dominate the true steps (each step's δ(ε) grows with a parameter known to an interval: the upper
+    bound from its top, the lower from its bottom); the Hoeffding shift of fewer steps on the same grid is at most
+    t, so the bounds hold as stated."""
     steps = len(laws)
     h = epsilon_error / math.sqrt(steps * math.log(1 / ETA) / 2)
     bounds = []
     for pessimistic in (True, False):
         result: GridLaw | None = None
-        for law in laws:
+        for law in laws if pessimistic or lower_laws is None else lower_laws:
             step = discretise(law, h, pessimistic)
             result = step if result is None else _by_mass(_convolve(result, step), pessimistic)
         assert result is not None

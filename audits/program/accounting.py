@@ -28,6 +28,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from pdp_audit.audits.program import gaussian_bounds
 from pdp_audit.mechanisms.pld_composition import LossLaw, composed_profile_of
 
 #: The grid composition's Hoeffding shift in ε (bounds are valid at every value; this sets their gap).
@@ -279,6 +280,9 @@ class Composed:
     pure: float
     how: str
     rounding: bool = False
+    #: a Gaussian composition's δ(ε) at the steps' float μ (None elsewhere): a claim's δ in [read, high) is certified
+    #: at the readings, not at their intervals' top -- read exactly, the pair may be (:func:`.analysis._read_exactly`)
+    read: float | None = None
 
 
 def composed_delta(steps: list[Step], epsilon: float) -> Composed:
@@ -306,9 +310,8 @@ def _composed_within(steps: list[Step], epsilon: float, budget: Fraction) -> Com
     if ceiling is not None:
         how = "pure: the steps' Σε_i is within the rounding of their readings of ε, so δ(ε) ≤ 1 − e^(ε − Σε_i)"
         return Composed(0.0, ceiling, pure, how, rounding)
-    steps = [s for s in steps if not s.trivial]
+    steps, tiny = _moving(steps)
     slack = sum(s.slack for s in steps)
-    tiny: list[Step] = [s for s in steps if isinstance(s, (Laplace, Discrete)) and s.pure_epsilon() <= TINY]
     if tiny:  # composed around (:data:`TINY`): the lower without them, the upper at ε − Σε_i
         rest = [s for s in steps if s not in tiny]
         spent = _rational_high(tiny)
@@ -327,6 +330,37 @@ def _composed_within(steps: list[Step], epsilon: float, budget: Fraction) -> Com
     if slack and composed.low > 0:
         return dataclasses.replace(composed, low=max(0.0, composed.low - slack))
     return composed
+
+
+def _moving(steps: list[Step]) -> tuple[list[Step], list[Step]]:
+    """The steps composed (none read as moving nothing, bar those only proven to move little) and the tiny pure ones
+    composed around (:data:`TINY`; a Laplace read as unmoved but only proven small; a Gaussian so read is composed at
+    its top above and left out below, :func:`_at`)."""
+    hairs = [s for s in steps if _unsettled(s)]
+    moving = [s for s in steps if not s.trivial]
+    tiny: list[Step] = [s for s in moving if isinstance(s, (Laplace, Discrete)) and s.pure_epsilon() <= TINY]
+    return moving + [s for s in hairs if isinstance(s, Gaussian)], tiny + [s for s in hairs if isinstance(s, Laplace)]
+
+
+def _unsettled(step: Step) -> bool:
+    """Whether a step read as moving nothing (:attr:`Step.trivial`) is only proven to move little: a shift read as
+    0 whose proven interval reaches above it (:func:`.exact_shifts.unmoved`)."""
+    return step.trivial and isinstance(step, (Laplace, Gaussian)) and step.within is not None and step.within[1] != 0
+
+
+def _at(step: Step, top: bool) -> Step | None:
+    """The step at the top (``top``) or the bottom of its proven interval of μ, as a double rounded outward: δ(ε)
+    of a composition grows with each Laplace or Gaussian step's μ (a smaller shift's pair is a post-processing of a
+    larger's: :mod:`.gaussian_bounds` for the Gaussian; for the Laplace its trade-off function F(F⁻¹(1 − α) − μ)
+    falls with μ, Dong, Roth & Su 2022, Prop. 2.2 and Lemma 3.2 for the composition's).  None where that end is 0
+    at the bottom (the step is left out of a lower composition: the others' law is a post-processing of theirs
+    with it) or unbounded at the top; other steps as they are.  *Sound for*: intervals that contain the exact μ."""
+    if not isinstance(step, (Laplace, Gaussian)) or step.within is None or math.isinf(step.mu):
+        return step
+    low, high = step.within
+    if top:
+        return None if high is None else dataclasses.replace(step, mu=_up(high))
+    return None if low == 0 else dataclasses.replace(step, mu=_down(low))
 
 
 def certified(steps: list[Step], budget: Fraction) -> bool | None:
@@ -501,10 +535,22 @@ def _composed(steps: list[Step], epsilon: float, budget: Fraction) -> Composed:
         )
     gaussians = [s for s in steps if isinstance(s, Gaussian)]
     if len(gaussians) == len(steps):
-        mu = math.sqrt(sum(s.mu**2 for s in gaussians))
-        delta = gaussian_delta(mu, epsilon)
-        return Composed(delta, delta, pure, f"exact: the Gaussians compose into one of μ = {mu:.6g}")
+        return _gaussian(gaussians, pure, epsilon)
     return _on_the_grid(steps, pure, epsilon)
+
+
+def _gaussian(steps: list[Gaussian], pure: float, epsilon: float) -> Composed:
+    """The Gaussians composed into one (Dong, Roth & Su 2022, Cor. 3.3): δ(ε) at the bottom of the composed μ's
+    proven interval rounded down (``low``, what refutes) and at its top rounded up (``high``, what certifies), each
+    from a 256-bit evaluation with its error bound (:mod:`.gaussian_bounds`).  *Sound for*: steps whose
+    :attr:`Step.within` (or float μ, where none) contains their exact μ, ``epsilon`` the exact ε of the bound
+    (the upper holds at any ε at least it), to the accuracy of mpmath's exp and normal CDF at 256 bits."""
+    bottom, top = gaussian_bounds.composed_ends(s.within or (Fraction(s.mu), Fraction(s.mu)) for s in steps)
+    low = gaussian_bounds.delta_bounds(bottom, epsilon)[0]
+    high = gaussian_bounds.delta_bounds(top, epsilon)[1]
+    read = gaussian_delta(math.sqrt(sum(s.mu**2 for s in steps)), epsilon)
+    shown = f"μ = {top:.6g}" if bottom == top else f"μ in [{bottom:.9g}, {top:.9g}] (the readings' proven interval)"
+    return Composed(low, high, pure, f"exact: the Gaussians compose into one of {shown}", read=read)
 
 
 def _around_declared(declared: list[Declared], rest: list[Step], epsilon: float, budget: Fraction) -> Composed:
@@ -523,19 +569,25 @@ def _around_declared(declared: list[Declared], rest: list[Step], epsilon: float,
 
 def _on_the_grid(steps: list[Step], pure: float, epsilon: float) -> Composed:
     """The steps' privacy-loss distributions composed on the suite's grid: bounds on δ(ε) both ways (one way for
-    symmetric laws); steps of very large shift capped, which bounds δ(ε) from below only."""
-    capped = [s.capped() for s in steps]
-    if capped != steps:  # δ(ε) grows with each step's μ: capped steps bound it from below; 1 bounds it from above
-        profile = composed_profile_of([s.loss_law(False) for s in capped], EPSILON_ERROR)
-        low = profile.delta_bounds(epsilon)[0]
-        return Composed(low, 1.0, pure, f"grid composition of {len(steps)} steps, large shifts capped (a lower bound)")
+    symmetric laws), the upper from each step at the top of its proven interval of μ, the lower from each at its
+    bottom (:func:`_at`); steps of very large shift capped, which bounds δ(ε) from below only.  *Sound for*: steps
+    whose intervals contain their exact μ; the grid's bounds as :func:`.pld_composition.composed_profile_of` says."""
+    below = [s for s in (_at(s, top=False) for s in steps) if s is not None]
+    above = [_at(s, top=True) for s in steps]
+    capped = [s.capped() for s in below]
+    if capped != below or None in above:  # capped: below δ(ε) (it grows with μ); 1 bounds it from above
+        how = "large shifts capped" if capped != below else "a shift unbounded above"
+        laws = [s.loss_law(False) for s in capped]
+        low = composed_profile_of(laws, EPSILON_ERROR).delta_bounds(epsilon)[0] if laws else 0.0
+        return Composed(low, 1.0, pure, f"grid composition of {len(steps)} steps, {how} (a lower bound)")
+    tops = [s for s in above if s is not None]
     low = high = 0.0
     for reverse in (False, True):
         if reverse and all(isinstance(s, (Laplace, Gaussian)) for s in steps):
             break  # symmetric laws: the reverse direction has the same loss law
-        profile = composed_profile_of([s.loss_law(reverse) for s in steps], EPSILON_ERROR)
-        a, b = profile.delta_bounds(epsilon)
-        low, high = max(low, a), max(high, b)
+        lower_laws = [s.loss_law(reverse) for s in below] if below != tops and below else None
+        a, b = composed_profile_of([s.loss_law(reverse) for s in tops], EPSILON_ERROR, lower_laws).delta_bounds(epsilon)
+        low, high = max(low, a if below else 0.0), max(high, b)
     return Composed(low, high, pure, f"grid composition of {len(steps)} steps (bounds, shift {EPSILON_ERROR:g} in ε)")
 
 

@@ -214,7 +214,10 @@ def _steps(
             unaccounted += [] if upper is not None else [Unaccounted(element.call, label, why)]
             continue
         if element.law == "opendp":  # above by its privacy map (below), below by its law where carried
-            lower = library_steps.opendp_law_step(element.call, element.index, recorded.calls[element.call], shift)
+            error = exact_shifts.shift_error(c, j)
+            lower = library_steps.opendp_law_step(
+                element.call, element.index, recorded.calls[element.call], shift, error
+            )
             carried += [lower] if lower is not None and source == "release" else []
             continue
         exact = c.exact.get(j)
@@ -526,7 +529,7 @@ def _read_exactly(
     more replays each, in one session for all) and the pair is judged anew on them -- the first judgement is
     discarded, not changed."""
     judged = [_judged(pair, drawn.recorded, drawn.probe, *claim) for pair, drawn in outcomes]
-    pending = [k for k, pair in enumerate(judged) if pair.upper is not None and pair.upper.rounding]
+    pending = [k for k, pair in enumerate(judged) if pair.upper is not None and _within_readings(pair.upper, claim[1])]
     if not pending:
         return judged
     read = []
@@ -542,6 +545,13 @@ def _read_exactly(
         if exact.exact != pair.comparison.exact:
             judged[k] = _judged(_pair(pair.neighbour, exact, drawn), drawn.recorded, drawn.probe, *claim)
     return judged
+
+
+def _within_readings(upper: accounting.Composed, delta: float) -> bool:
+    """Whether the pair's upper composition is undecided by the rounding of its readings alone: a pure one within
+    it (:attr:`.accounting.Composed.rounding`), or a Gaussian one certified at the read μ but not at its proven
+    top (:attr:`.accounting.Composed.read`)."""
+    return upper.rounding or (upper.read is not None and upper.read <= delta < upper.high)
 
 
 def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon: float, delta: float) -> PairResult:

@@ -59,11 +59,16 @@ def mu_interval(comparison: Comparison, j: int, shift: float, scale: float) -> I
     exact = comparison.exact.get(j)
     if exact is not None:
         return abs(exact) / b, abs(exact) / b
-    e = float(comparison.bounds[j]) if j < comparison.bounds.size else math.inf
+    e = shift_error(comparison, j)
     if not (math.isfinite(e) and math.isfinite(shift)):
         return Fraction(0), None
     read, error = Fraction(abs(shift)), Fraction(e)
     return max(Fraction(0), read - error) / b, (read + error) / b
+
+
+def shift_error(comparison: Comparison, j: int) -> float:
+    """Element ``j``'s shift's proven rounding bound (:func:`.replay_bounds.shift_bound`; ∞ where none)."""
+    return float(comparison.bounds[j]) if j < comparison.bounds.size else math.inf
 
 
 def unmoved(

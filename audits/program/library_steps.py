@@ -149,7 +149,7 @@ def _sqrt_up(square: Fraction) -> float:
     return root
 
 
-def opendp_law_step(k: int, index: int, call: Any, shift: float) -> accounting.Step | None:
+def opendp_law_step(k: int, index: int, call: Any, shift: float, error: float = 0.0) -> accounting.Step | None:
     """The lower step of element ``index`` of OpenDP measurement ``call`` (call ``k``), whose noise the release
     carries and which moved by ``shift`` (read off the release, as a location family's is): its recorded law at
     μ = |shift|/scale, the same step as numpy's ``laplace``/``normal`` -- a bound from below on the measurement's δ(ε),
@@ -175,11 +175,20 @@ def opendp_law_step(k: int, index: int, call: Any, shift: float) -> accounting.S
       2018, Thm 8) ∫ f.  f is log-concave (a Gaussian times 1 − e^{affine}, log-concave where positive), so unimodal,
       and |Σ_j f(j) − ∫ f| ≤ max f ≤ 1/(τ√(2π)); the discrete normaliser is τ√(2π)(1 + O(e^{−2π²τ²})) (Poisson
       summation).  So OpenDP's δ(ε) ≥ the Gaussian step's − g/σ at every ε (the step's slack; 2^−1074/σ at the
-      default granularity, below any δ a double resolves beside 1)."""
+      default granularity, below any δ a double resolves beside 1).
+
+    ``error``: the shift's proven rounding bound (:func:`.replay_bounds.shift_bound`; 0: read exactly): the step's μ
+    is then proven to lie in (|shift| ∓ error)/scale, in rationals (:attr:`.accounting.Step.within`), and the lower
+    composition takes its bottom -- *sound for* a shift read within ``error`` of the exact one."""
     law = call.details.get("law")
     if law is None or shift == 0 or not math.isfinite(shift):
         return None
     label, mu = f"opendp.{law['constructor']}[{index}]", abs(shift) / law["scale"]
+    scale, read = Fraction(law["scale"]), Fraction(abs(shift))
+    within: tuple[Fraction, Fraction | None] = (Fraction(0), None)
+    if math.isfinite(error):
+        within = (max(Fraction(0), read - Fraction(error)) / scale, (read + Fraction(error)) / scale)
     if law["law"] == "gaussian":
-        return accounting.Gaussian(call=k, label=label, mu=mu, slack=law["grid"] / law["scale"], porous=False)
-    return accounting.Laplace(call=k, label=label, mu=mu, porous=False)
+        slack = law["grid"] / law["scale"]
+        return accounting.Gaussian(call=k, label=label, mu=mu, slack=slack, porous=False, within=within)
+    return accounting.Laplace(call=k, label=label, mu=mu, porous=False, within=within)
