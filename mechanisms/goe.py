@@ -529,7 +529,26 @@ def tau(
     if method == "auto":
         method = "exact" if d <= exact_max_d else "tracy-widom"
     u = _tau_unit_exact(d, rho, dps) if method == "exact" else _tau_unit_tw(d, rho)
-    return Tau(d=d, rho=rho, sigma=sigma, tau=sigma * math.sqrt(2) * u, method=method)
+    threshold = sigma * math.sqrt(2) * u
+    if method == "exact":
+        threshold = _held(d, rho, sigma, threshold)
+    return Tau(d=d, rho=rho, sigma=sigma, tau=threshold, method=method)
+
+
+#: Relative room below the exact τ at which the union bound is proven (2⁻⁵⁰: eight units of roundoff), so that a τ
+#: scaled by another σ and divided by it again in a check (two roundings) still lies where the bound holds.
+TAU_ROOM = 2.0**-50
+
+
+def _held(d: int, rho: float, sigma: float, threshold: float) -> float:
+    """The root's ``threshold`` raised, in doubling numbers of ulps, until the union bound 2(1 − F) at
+    threshold·(1 − :data:`TAU_ROOM`) is proven at most ρ (:func:`failure_probability_bounds`): the root is solved to
+    ~1e-13 and may lie on either side of the exact quantile, where Lemma 20's bound would exceed ρ by that much.
+    P[‖N‖₂ > t] and its bound fall with t, so the bound holds at every threshold above the one checked."""
+    raised, step = threshold, 1.0
+    while failure_probability_bounds(d, raised * (1 - TAU_ROOM), sigma)[1] > rho:
+        raised, step = threshold + step * math.ulp(threshold), 2 * step
+    return raised
 
 
 @lru_cache(maxsize=64)
@@ -550,3 +569,23 @@ def spectral_norm_probability_bounds(d: int, threshold: float, sigma: float = 1.
     sigma = _sigma(sigma)
     f = float(largest_eigenvalue_cdf(threshold / sigma, d))
     return max(0.0, 2.0 * f - 1.0), f
+
+
+def failure_probability_bounds(d: int, threshold: float, sigma: float = 1.0) -> tuple[float, float]:
+    """Doubles (lower, upper) around ``P[||N||_2 > threshold]``: ``1 - F <= P <= 2(1 - F)`` (the union bound of
+    [RW] Lemma 20's proof, :func:`spectral_norm_probability_bounds`), F = F_unit(t/(sigma sqrt 2)) (Chiani 2014,
+    Theorem 2) with t/(sigma sqrt 2) formed from the doubles and F evaluated at the exact CDF's working precision
+    (:func:`default_dps`, at least 80 digits beyond those its recursions lose), each end rounded outward to a double:
+    no float subtraction near 1 moves them.  *Sound for* the real-valued noise of that sigma, to the accuracy of
+    that evaluation (its digits far beyond a double's; ``tests/test_goe.py`` checks 60 more change nothing)."""
+    import mpmath  # deferred: the GOE config imports this module for every command's parser (module notes)
+
+    d, sigma = _check_d(d), _sigma(sigma)
+    u = float(threshold) / (sigma * math.sqrt(2))
+    work = default_dps(d, u)
+    with mpmath.workdps(work + 20):
+        tail = 1 - unit_goe_cdf_mp(mpmath.mpf(threshold) / (mpmath.mpf(sigma) * mpmath.sqrt(2)), d, work)
+        low, high = tail, 2 * tail
+        below = float(low) if mpmath.mpf(float(low)) <= low else math.nextafter(float(low), -math.inf)
+        above = float(high) if mpmath.mpf(float(high)) >= high else math.nextafter(float(high), math.inf)
+    return max(0.0, below), min(1.0, above)

@@ -67,9 +67,6 @@ BOUND_DELTA = "bound_delta"
 #: The key of a check's details naming the claim check (``dp-forward``, …) whose δ_{P‖Q}(ε) its interval also bounds:
 #: the same pair, direction and ε, estimated otherwise (module notes).  Its details carry ``epsilon`` too.
 BOUNDS = "bounds"
-#: The closed-form rule's relative slack, as :data:`pdp_audit.verify.evidence.builders.CLOSED_FORM_RTOL` (this
-#: layer renders records and imports none of the framework; ``tests/test_verdict_headline.py`` keeps them equal).
-CLOSED_FORM_RTOL = 1e-9
 #: What an undecided check's note says of the budget that would decide it
 #: (:func:`pdp_audit.verify.core.checks.samples_to_decide`, :func:`pdp_audit.verify.evidence.pair_claims._hint`).
 _BUDGET = re.compile(r"About ([0-9.]+e[+-]?[0-9]+) samples per world")
@@ -293,7 +290,7 @@ def _basis(found: list[Check], claimed: float, upper: float) -> tuple[str | None
         return "sampling", None
     exact = [c.exact for c in found]
     if all(
-        e is not None and e <= claimed * (1 + CLOSED_FORM_RTOL) and c.ci[0] <= e <= c.ci[1]  # type: ignore[index]
+        e is not None and e <= claimed and c.ci[0] <= e <= c.ci[1]  # type: ignore[index]
         for c, e in zip(found, exact)
     ):
         return "exact", max(float(e) for e in exact if e is not None)

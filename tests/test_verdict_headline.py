@@ -12,15 +12,10 @@ import json
 import pytest
 
 import pdp_audit
-from pdp_audit.reports.certified_claim import CLOSED_FORM_RTOL, certified_claim
+from pdp_audit.reports.certified_claim import certified_claim
 from pdp_audit.reports.records import Check
 from pdp_audit.reports.run_text import describe
 from pdp_audit.verify.core.checks import make_run
-from pdp_audit.verify.evidence import builders
-
-
-def test_the_closed_form_rule_is_the_frameworks():
-    assert CLOSED_FORM_RTOL == builders.CLOSED_FORM_RTOL
 
 
 def test_a_tight_gaussian_holds_by_its_exact_delta_and_says_so():

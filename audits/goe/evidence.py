@@ -43,8 +43,8 @@ from pdp_audit.audits.goe.noise import matrix_weight, sample_extremes, spectral_
 from pdp_audit.audits.goe.pages import cdf_page, per_instance_page, tau_page
 from pdp_audit.mechanisms import analyze_gauss as ag
 from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.mechanisms import gaussian_exact, goe
 from pdp_audit.mechanisms import gaussian_pdp as gp
-from pdp_audit.mechanisms import goe
 from pdp_audit.mechanisms.glm_data import breast_cancer, margin_data
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
@@ -242,7 +242,7 @@ def _dp(pair, samples: PairSamples, config: GoeAuditConfig, prefix: str, sigma: 
         likelihood_ratio_attack(samples.loss_d, samples.loss_dprime, delta, alpha),
         eps,
         delta,
-        exact_epsilon=g.analytic_epsilon(delta, 1.0, eta),
+        exact_epsilon=gaussian_exact.epsilon_upper(delta, 1.0, g.analytic_epsilon(delta, 1.0, eta), eta),
         exact_points=points,
         scores=(samples.loss_d, samples.loss_dprime),
     )
@@ -257,7 +257,7 @@ def _profile_check(spec: CheckSpec, pair, samples: PairSamples, direction: str, 
         pair,
         (samples.loss_d, samples.loss_dprime),
         Draws(config.trials, config.seed, config.alpha, executor),
-        exact_delta=lambda e: g.analytic_delta(e, 1.0, eta),
+        exact_delta=lambda e: gaussian_exact.delta_upper(e, 1.0, eta),  # a proven upper bound: the pass rule's
         exact_epsilon=lambda d: g.analytic_epsilon(d, 1.0, eta),
     )
 
@@ -271,9 +271,7 @@ def _with_exact_support(check: Evidence, rho: float, exact_lo: float, exact_hi: 
     a closed form is evidence only with a consistent run)."""
 
     def supports(ci, a) -> bool:
-        return ci[1] <= rho or (
-            exact_hi <= rho * (1 + builders.CLOSED_FORM_RTOL) and ci[0] <= exact_hi and ci[1] >= exact_lo
-        )
+        return ci[1] <= rho or (exact_hi <= rho and ci[0] <= exact_hi and ci[1] >= exact_lo)
 
     return replace(check, supports=supports)
 
@@ -337,7 +335,6 @@ def _lemma20_check(tau: goe.Tau, norms: np.ndarray, reading: str = "algorithm6")
     """P[‖N‖₂ > σ₃τ] ≤ ρ for the deployed τ (``reading`` of Q4), by Monte Carlo of the noise, with the exact
     bracket of the failure probability from the CDF (union bound over λ_max and −λ_min)."""
     d, rho, sigma3 = tau.d, tau.rho, tau.sigma
-    lower, upper = goe.spectral_norm_probability_bounds(d, tau.tau, sigma3)  # on P[‖N‖ ≤ τ]
     cov = coverage_of(norms <= tau.tau, rho)
     spec = _spec(
         "lemma20-coverage",
@@ -351,7 +348,7 @@ def _lemma20_check(tau: goe.Tau, norms: np.ndarray, reading: str = "algorithm6")
     if reading != "algorithm6":
         spec = spec.deployed(f"--tau-reading {reading}")
     check = builders.coverage_check(spec, cov, exact_failure=None)
-    fail_lo, fail_hi = 1 - upper, 1 - lower
+    fail_lo, fail_hi = goe.failure_probability_bounds(d, tau.tau, sigma3)  # outward: the rule compares with ρ exactly
     approx = rho - rho**2 / 4
     check = check.noted(
         f"Coverage {cov.coverage:.6g} against the claimed 1 − ρ = {1 - rho:g}. Exactly (union bound, from the "

@@ -10,6 +10,7 @@ import numpy as np
 
 from pdp_audit.audits.privacy_report.context import PrivacyReportAuditConfig
 from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.mechanisms import gaussian_exact
 from pdp_audit.mechanisms.privacy_report import mechanism as pr
 from pdp_audit.reports.records import Direction
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
@@ -66,22 +67,14 @@ def coverage(
         check = replace(
             check,
             supports=lambda ci, a: (
-                ci is not None
-                and (
-                    ci[1] <= rho_claim
-                    or (hi <= rho_claim * (1 + builders.CLOSED_FORM_RTOL) and ci[0] <= hi and ci[1] >= lo)
-                )
+                ci is not None and (ci[1] <= rho_claim or (hi <= rho_claim and ci[0] <= hi and ci[1] >= lo))
             ),
         )
     elif exact_upper is not None:
         check = replace(
             check,
             supports=lambda ci, a: (
-                ci is not None
-                and (
-                    ci[1] <= rho_claim
-                    or (exact_upper <= rho_claim * (1 + builders.CLOSED_FORM_RTOL) and ci[0] <= exact_upper)
-                )
+                ci is not None and (ci[1] <= rho_claim or (exact_upper <= rho_claim and ci[0] <= exact_upper))
             ),
         ).with_details(closed_form_upper=exact_upper)  # what a pass then stands on (the pages read it)
     if cond is not None and not cond.all():
@@ -114,7 +107,8 @@ def gaussian_claim_checks(
         sample_privacy_loss(pair, "D'", config.trials, config.seed, spec.id, executor),
     )
     eta = pair.eta
-    exact_delta = (lambda e: g.analytic_delta(e, 1.0, eta)) if eta > 0 else (lambda e: 0.0)
+    # a proven upper bound on δ(ε) (the pass rule compares it with the claim exactly)
+    exact_delta = (lambda e: gaussian_exact.delta_upper(e, 1.0, eta)) if eta > 0 else (lambda e: 0.0)
     exact_epsilon = (lambda d: g.analytic_epsilon(d, 1.0, eta)) if eta > 0 else None
     exact, exact_eps = exact_delta(epsilon), (exact_epsilon(delta_claim) if exact_epsilon else 0.0)
     checks = []

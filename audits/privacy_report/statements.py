@@ -53,8 +53,7 @@ def lemma20_checks(ctx: Context) -> list[Evidence]:
         thr = tau * cal.sigma3
         # decided in the trials (PipelineTrials.lemma20_thresholds): the run's τ, and the printed τ beside it
         exceeds = tr["lemma20_fail" if reading == cal.readings.tau else "lemma20_printed_fail"] > 0
-        lo_cov, hi_cov = goe.spectral_norm_probability_bounds(cal.d, thr, s3)
-        bracket = (1 - hi_cov, 1 - lo_cov)
+        bracket = goe.failure_probability_bounds(cal.d, thr, s3)  # outward: the rule compares with ρ exactly
         cid = "lemma20" if reading == cal.readings.tau else "lemma20-printed-tau"
         spec = _spec(cid, rho=cal.rho, threshold=thr, d=cal.d, tau=tau, **TAU_READINGS[reading])
         if cid == "lemma20" and reading == "unit-goe":
@@ -77,12 +76,9 @@ def dependent_checks(ctx: Context) -> list[Evidence]:
     # Proposition 21 for all x at once: ½xᵀĤ⁻¹x ≤ xᵀH⁻¹x ≤ (3/2)xᵀĤ⁻¹x ⟺ −½ ≤ λ_i(L⁻¹(Ĥ − H)L⁻ᵀ) ≤ ½.
     fails21 = tr["prop21_fail"] > 0
     # A closed-form upper bound on the failure probability: ‖P‖ ≤ ‖N‖/λ_min(H) ≤ ‖N‖/λ, so P[fail] ≤ P[‖N‖₂ > λ/2].
-    upper = (
-        1
-        - goe.spectral_norm_probability_bounds(
-            cal.d, max(cal.lam, cal.lambda_requirement) / 2, cal.sigma3 * cal.noise_scale3
-        )[0]
-    )
+    upper = goe.failure_probability_bounds(
+        cal.d, max(cal.lam, cal.lambda_requirement) / 2, cal.sigma3 * cal.noise_scale3
+    )[1]
     prop21 = coverage(
         _spec("prop21", rho=cal.rho),
         fails21,

@@ -23,8 +23,6 @@ from pdp_audit.verify.estimators.stats import clopper_pearson, pvalue_by_inversi
 from pdp_audit.verify.estimators.tails import TailEstimate
 from pdp_audit.verify.evidence.dp_claim import DpClaim
 
-CLOSED_FORM_RTOL = 1e-9
-
 
 def _with_defaults(spec: CheckSpec, **text: str) -> CheckSpec:
     """``spec`` with each empty text field among ``text`` set to the given generic text."""
@@ -177,6 +175,10 @@ def attack_check(
     ``exact_points`` are (threshold, exact TPR, exact FPR) of the optimal test where its law is known;
     with ``scores`` (positive, negative), the empirical rates at those exact thresholds must be
     consistent with the exact ones for a pass (a closed form is evidence only with a consistent run).
+
+    ``exact_epsilon`` supports the claim where it is at most ε exactly (no tolerance): *sound for* a proven upper
+    bound on the pair's ε(δ) (the Gaussian's, :func:`pdp_audit.mechanisms.gaussian_exact.epsilon_upper`); a
+    family's float closed form is taken as exact, sound where its rounding is below its distance to the claim.
     """
     tp, fp = attack.count_tp / attack.n_pos_eval, attack.count_fp / attack.n_neg_eval
     point = max(
@@ -186,7 +188,7 @@ def attack_check(
     )
 
     def supports(ci, alpha) -> bool:
-        if exact_epsilon is None or exact_epsilon > epsilon_claim * (1 + CLOSED_FORM_RTOL) or scores is None:
+        if exact_epsilon is None or exact_epsilon > epsilon_claim or scores is None:
             return False
         return _roc_consistent(scores, exact_points, alpha)
 
@@ -323,10 +325,13 @@ def plain_sampling_resolves(delta_claim: float, trials: int, min_expected: float
 
 def _claim_supported(ci: tuple[float, float], delta_claim: float, exact: float | None) -> bool:
     """Pass evidence for δ ≤ δ_claim: the interval lies below the claim, or a closed form satisfies the
-    claim and lies inside the interval (the rule of :func:`tail_claim_check`)."""
+    claim and lies inside the interval (the rule of :func:`tail_claim_check`).  The closed form satisfies the claim
+    where it is at most δ_claim exactly, no tolerance: *sound for* ``exact`` a proven upper bound on the pair's δ(ε)
+    (the Gaussian's, :func:`pdp_audit.mechanisms.gaussian_exact.delta_upper`) or its exact value; a family's float
+    closed form is taken as exact, sound where its rounding is below its distance to the claim."""
     if ci[1] <= delta_claim:
         return True
-    return exact is not None and exact <= delta_claim * (1 + CLOSED_FORM_RTOL) and ci[0] <= exact <= ci[1]
+    return exact is not None and exact <= delta_claim and ci[0] <= exact <= ci[1]
 
 
 def rare_tail_claim_check(

@@ -105,10 +105,12 @@ def direction_tails(
 
 def bound_supported(ci, delta_claim: float, bound: float | None) -> bool:
     """Pass rule with an upper bound on δ: the interval lies below the claim, or the bound satisfies the claim and the
-    interval's lower end does not exceed the bound (the interval is consistent with it)."""
+    interval's lower end does not exceed the bound (the interval is consistent with it).  The bound satisfies the
+    claim where it is at most δ_claim exactly, no tolerance: *sound for* a proven upper bound (rounded up where it
+    was computed in floating point)."""
     if ci[1] <= delta_claim:
         return True
-    return bound is not None and bound <= delta_claim * (1 + builders.CLOSED_FORM_RTOL) and ci[0] <= bound
+    return bound is not None and bound <= delta_claim and ci[0] <= bound
 
 
 def dp_check_with_profile(
