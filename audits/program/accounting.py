@@ -549,7 +549,7 @@ def _gaussian(steps: list[Gaussian], pure: float, epsilon: float) -> Composed:
     low = gaussian_bounds.delta_bounds(bottom, epsilon)[0]
     high = gaussian_bounds.delta_bounds(top, epsilon)[1]
     read = gaussian_delta(math.sqrt(sum(s.mu**2 for s in steps)), epsilon)
-    shown = f"μ = {top:.6g}" if bottom == top else f"μ in [{bottom:.9g}, {top:.9g}] (the readings' proven interval)"
+    shown = f"μ = {top:.6g}" + ("" if bottom == top else f" (at most {top:.17g}, the readings' proven top)")
     return Composed(low, high, pure, f"exact: the Gaussians compose into one of {shown}", read=read)
 
 
