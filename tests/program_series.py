@@ -528,3 +528,42 @@ def ratings_total_by_hand(data, rng):
     """The fix: the hand-drawn Laplace noise at scale 5/ε."""
     ratings = np.clip(np.nan_to_num(data["rating"].to_numpy(dtype=float)), 0.0, 5.0)
     return float(ratings.sum() + _laplace_by_hand(rng, 5.0 / EPSILON))
+
+
+# --- the libraries' own pipelines, called as their documentation does (issue 71) --------------------------------
+#: Six reviews' products (the category set is :data:`PRODUCTS`: "pack" has no review here).
+PRODUCT_REVIEWS = pd.DataFrame({"product": ["tent", "stove", "lamp", "tent", "stove", "tent"]})
+#: Eight scores in [0, 1] (public bounds), none at either end.
+SCORES = pd.DataFrame({"score": [0.1, 0.4, 0.35, 0.8, 0.62, 0.2, 0.55, 0.9]})
+
+
+def _product_counts(scale: float):
+    """OpenDP's counts by category over a vector of strings, then its Laplace noise (``make_count_by_categories >>
+    then_laplace``, as OpenDP's documentation chains them); the counts' L1 map at d_in is d_in/scale."""
+    from opendp import prelude as dp
+
+    dp.enable_features("contrib")
+    space = dp.vector_domain(dp.atom_domain(T=str)), dp.symmetric_distance()
+    return dp.t.make_count_by_categories(*space, categories=list(PRODUCTS)) >> dp.m.then_laplace(scale)
+
+
+def opendp_product_counts_add_remove(data, rng):
+    """Bug (a neighbour relation in the accounting that differs from the deployment's; Casacuberta et al. 2022, §4),
+    over categorical data through OpenDP: review counts by product, the scale read off the map at the add/remove
+    distance 1 (``map(1) = 1/scale = ε``), deployed under replace-one -- a changed review is at symmetric distance 2,
+    moving two counts by 1: 2ε."""
+    return _product_counts(1.0 / EPSILON)(data["product"].astype(str).tolist())
+
+
+def opendp_product_counts_replace_one(data, rng):
+    """The fix: the scale read off the map at the replace-one distance 2 (``map(2) = 2/scale = ε``)."""
+    return _product_counts(2.0 / EPSILON)(data["product"].astype(str).tolist())
+
+
+def diffprivlib_score_mean_no_bounds(data, rng):
+    """Bug (bounds taken from the data, through diffprivlib; Cebere et al. 2026, §5): ``tools.mean(x, epsilon=1)``
+    as diffprivlib's documentation calls it, without ``bounds``: it takes them from the data's minimum and maximum
+    (with a PrivacyLeakWarning) -- its truncation range and sensitivity move with one record."""
+    from diffprivlib import tools
+
+    return float(tools.mean(data["score"].to_numpy(dtype=float), epsilon=EPSILON))

@@ -170,3 +170,38 @@ def test_no_twin_fails(program, data, options):
     assert run.verdict != "fail" and run.exit_code in (0, 3), _summary(run)
     if options.get("law") == "ideal" and program.__name__ in CERTIFIED:
         assert run.verdict == "pass", _summary(run)
+
+
+# --- the libraries' own pipelines (issue 71): small budgets, each decided by what the audit found itself ---------
+@_needs("opendp")
+def test_an_opendp_pipeline_over_strings_for_the_wrong_relation_is_refuted_by_composition():
+    """Seen failing before OpenDP's chains were read as their parts (:mod:`.opendp_chains`): the argument, a vector
+    of strings, "cannot be compared", and the composition read no step (inconclusive)."""
+    options = {**REPLACE_ONE, "bounds": {"product": list(s.PRODUCTS)}, "trials": 100, "law": "ideal"}
+    run = _audit(s.opendp_product_counts_add_remove, s.PRODUCT_REVIEWS, options)
+    composition = next(c for c in run.checks if c.id == "program-composition")
+    assert run.exit_code == 1 and composition.verdict == "fail", _summary(run)
+    assert "Refuted by composition" in composition.note and composition.details.get("witness"), _summary(run)
+    assert "opendp.make_laplace" in composition.note, _summary(run)
+
+
+@_needs("opendp")
+@pytest.mark.parametrize("law", ["ideal", "as-implemented"])
+def test_its_twin_over_strings_is_certified(law):
+    """Seen failing before: inconclusive ("its argument cannot be compared").  OpenDP's integer counts carry its
+    discrete Laplace noise exactly, so the twin is certified as implemented too."""
+    options = {**REPLACE_ONE, "bounds": {"product": list(s.PRODUCTS)}, "trials": 100, "law": law}
+    run = _audit(s.opendp_product_counts_replace_one, s.PRODUCT_REVIEWS, options)
+    assert run.verdict == "pass" and run.exit_code == 0, _summary(run)
+
+
+@_needs("diffprivlib")
+def test_diffprivlibs_mean_without_bounds_is_refuted_on_a_finite_outlier():
+    """Seen failing before divergences were ordered by how far the mechanism's parameters moved
+    (:func:`pdp_audit.audits.program.recorder.moved`): the first diverging pair (a record at the domain's lower end,
+    the truncation range moving from 0.1 to 0) was confirmed, p = 1 at this budget -- inconclusive."""
+    options = {**REPLACE_ONE, "bounds": (0, 1), "trials": 200}
+    run = _audit(s.diffprivlib_score_mean_no_bounds, s.SCORES, options)
+    confirm = next(c for c in run.checks if c.id == "program-confirm")
+    assert run.exit_code == 1 and confirm.pvalue is not None and confirm.pvalue <= ALPHA, _summary(run)
+    assert "outlier" in confirm.details["witness"], _summary(run)

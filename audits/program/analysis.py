@@ -559,7 +559,7 @@ def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon
     c = result.comparison
     if c.divergence is not None:
         d = c.divergence
-        result.findings = (Diverged(d.index, str(d.recorded), str(d.replayed)),)
+        result.findings = (Diverged(d.index, str(d.recorded), str(d.replayed), d.moved),)
         return result
     if c.fault is not None:  # not a witness for the black box (its sampler would raise): a finding to read
         result.findings = (Fault(c.fault),)

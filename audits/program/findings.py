@@ -61,12 +61,20 @@ class Finding:
 @dataclass(frozen=True)
 class Diverged(Finding):
     """The replay on D′ with D's draws makes another call than D's at call ``call``: the program's control flow
-    depends on the data (a sparse vector's stopping time does so legitimately: a finding to confirm)."""
+    depends on the data (a sparse vector's stopping time does so legitimately: a finding to confirm).  ``moved``:
+    where the same primitive was called with other numeric parameters, how far they moved
+    (:func:`~pdp_audit.audits.program.recorder.moved`, in [0, 1)): its magnitude, which orders the pairs for the
+    witness only."""
 
     kind: ClassVar[str] = "diverged"
     call: int
     on_d: str
     on_d_prime: str
+    moved: float = 0.0
+
+    @property
+    def magnitude(self) -> float:
+        return self.moved
 
     @property
     def line(self) -> str:

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -131,11 +132,19 @@ def opendp_map_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | No
     if not call.parameters["output_measure"].startswith("MaxDivergence") or not math.isfinite(distance):
         return None, Unaccounted(k, label, "its argument moved and its measure is not pure DP")
     try:
-        epsilon = float(call.details["measurement"].map(distance))
+        epsilon = float(call.details["measurement"].map(_typed(distance, metric)))
     except Exception as err:  # noqa: BLE001 - OpenDP refuses a distance its map cannot take: unexplained
         why = f"its privacy map refused the distance {distance:.6g} ({type(err).__name__})"
         return None, Unaccounted(k, label, why)
     return accounting.Declared(call=k, label=label, epsilon=epsilon), None
+
+
+def _typed(distance: float, metric: str) -> float | int:
+    """The distance as the metric's own type takes it (OpenDP's map refuses a float for ``L1Distance(i32)``): an
+    integer metric's distance rounded up to an integer -- the map is monotone, so its value there bounds the loss at
+    the distance itself."""
+    integer = re.search(r"\((?:i|u)(?:8|16|32|64|128|size)\)", metric) is not None
+    return math.ceil(distance) if integer else distance
 
 
 def _sqrt_up(square: Fraction) -> float:

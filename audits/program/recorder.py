@@ -31,6 +31,8 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from pdp_audit.audits.program import opendp_chains
+
 #: Location-scale families: ``method(loc, scale, size)``; the noise recorded is ``output − loc``.
 LOCATION_FAMILIES = ("laplace", "normal", "gumbel", "logistic")
 #: The noise law of each location family as the accounting knows it (None: no exact privacy-loss law here).
@@ -72,9 +74,29 @@ class Divergence(BaseException):
     """A replay's call differs from the recorded one (or the program made more or fewer calls): ``index`` of the
     first diverging call, ``recorded`` and ``replayed`` as one line each."""
 
-    def __init__(self, index: int, recorded: str, replayed: str):
+    def __init__(self, index: int, recorded: str, replayed: str, moved: float = 0.0):
         super().__init__(f"call {index}: recorded {recorded}, replayed {replayed}")
         self.index, self.recorded, self.replayed = index, recorded, replayed
+        #: where the same primitive was called with other numeric parameters: how far they moved (:func:`moved`)
+        self.moved = moved
+
+
+def moved(expected: dict, given: dict) -> float:
+    """How far a call's numeric parameters moved, in [0, 1): m/(1 + m) for m the largest relative change |b − a|/|a|
+    over the finite parameters that differ (|b| where a = 0; 0 where none is).  Not a privacy loss: an order among
+    divergences (the witness the black box confirms first is the pair whose mechanism was re-parameterised most -- a
+    truncation range or a sensitivity taken from the data moved furthest by a finite record, which shows a reviewer
+    the data-dependent parameter, where a NaN or ±inf one reads as an input-validation bug)."""
+    largest = 0.0
+    for key, a in expected.items():
+        b: Any = given.get(key)
+        numbers = all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in (a, b))
+        if not numbers or a == b:
+            continue
+        x, y = float(a), float(b)
+        change = abs(y - x) / abs(x) if x != 0 else abs(y)
+        largest = max(largest, change) if math.isfinite(change) else largest
+    return largest / (1.0 + largest)
 
 
 @dataclass
@@ -160,7 +182,7 @@ class Tape:
         differing = [k for k, v in expected.items() if not _same(v, given[k])]
         if differing:
             if any(k not in soft for k in differing):
-                raise Divergence(index, recorded.signature(), call.signature())
+                raise Divergence(index, recorded.signature(), call.signature(), moved(expected, given))
             self.rescaled.append((index, recorded.signature(), call.signature()))
         call.noise, call.shape = recorded.noise, recorded.shape
         self.replayed.append(call)
@@ -493,26 +515,32 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
         return
     originals = {name: vars(Measurement)[name] for name in ("__call__", "invoke") if name in vars(Measurement)}
     laws: dict[int, tuple[Any, dict]] = {}
+    chains = opendp_chains.Chains()
 
-    def recorded(self: Any, arg: Any) -> Any:
+    def recorded(self: Any, whole: Any) -> Any:
         tape = current()
         if tape.depth:
-            return originals["__call__"](self, arg)
-        parameters = {"input_metric": str(self.input_metric), "output_measure": str(self.output_measure)}
-        entry = laws.get(id(self))
-        law = entry[1] if entry is not None and entry[0]() is self else None
+            return originals["__call__"](self, whole)
+        measured, arg = self, whole
+        parts = chains.parts(self)
+        if parts is not None:  # a chain m ∘ t: recorded as m applied to t's output (:mod:`.opendp_chains`)
+            with tape.inside():
+                measured, arg = parts.measurement, parts.transformation(whole)
+        parameters = {"input_metric": str(measured.input_metric), "output_measure": str(measured.output_measure)}
+        entry = laws.get(id(measured))
+        law = entry[1] if entry is not None and entry[0]() is measured else None
         if law is not None:
             parameters["scale"] = law["scale"]
         call = Call("opendp.Measurement", parameters, None, (), None)
-        call.details.update(input=_copied(arg), measurement=self)
+        call.details.update(input=_copied(arg), measurement=measured)
         if tape.recording:
             with tape.inside():
-                output = originals["__call__"](self, arg)
+                output = originals["__call__"](self, whole)
             call.noise = output
             additive = _additive(arg, output)
             if additive is not None:  # its noise output − arg, shifted by a probe like a location family's
                 call.noise, call.scale, call.law = additive, np.ones(np.shape(additive)), "opendp"
-                call.details["output"] = output
+                call.details.update(output=output, lattice=opendp_chains.integers(output))
                 if law is not None:
                     call.details["law"] = law
             tape.keep(call)
@@ -532,12 +560,12 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
             if same.all():
                 return before.details["output"]
             moved = np.where(same, np.asarray(before.details["output"], dtype=float), moved)
-        return float(moved) if moved.ndim == 0 else moved.tolist() if isinstance(arg, list) else moved
+        return opendp_chains.like(before.details["output"], moved)
 
     for name in originals:
         setattr(Measurement, name, recorded)
     try:
-        with _opendp_constructors(laws):
+        with _opendp_constructors(laws), opendp_chains.noted(chains):
             yield
     finally:
         for name, original in originals.items():

@@ -204,7 +204,8 @@ class Element:
 class Probe:
     """What carries the noise at the recorded draws (module notes): per release coordinate, the element it carries
     (``carrier``: −1 none, −2 noisy but not affine) and its coefficient; ``elements`` the additive noise elements;
-    ``step`` the shift w of each (a power of two); ``reproducible``: the record replays to the same release on D.
+    ``step`` the shift w of each (a power of two; a whole number on an integer lattice); ``reproducible``: the record
+    replays to the same release on D.
     ``minus`` and ``plus``: each coordinate's response on D to −w and to +w, as computed (every neighbour's response
     is read against them, :func:`.comparison.classified`), and ``bound_minus``, ``bound_plus`` their rounding bounds
     (:func:`response_bound`); ``size``: per element, |location| + |noise| + w on D (the magnitudes the bound counts)."""
@@ -332,6 +333,7 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
     carrier, coefficient = np.full(m, -1), np.zeros(m)
     n = len(elements)
     step = _powers_of_two([PROBE_STEP * (e.scale if e.scale > 0 and math.isfinite(e.scale) else 1.0) for e in elements])
+    step = _on_lattices(step, elements, recorded.calls)
     if n == 0 or m == 0:
         return Probe(elements, carrier, coefficient, step, reproducible, others)
     ranks = np.random.default_rng(seed).permutation(n)
@@ -386,6 +388,15 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
     noises = [landing.Noise(e.law, e.scale, noise_value(recorded.calls[e.call].noise, e.index)) for e in elements]
     probe.landings = landing.found(replayer(program, data, recorded, probe), recorded.numbers, carrier, noises)
     return probe
+
+
+def _on_lattices(step: np.ndarray, elements: list[Element], calls: list[Call]) -> np.ndarray:
+    """``step`` with each element whose noise lies on the integer lattice (an OpenDP measurement's integer output:
+    :func:`.opendp_chains.integers`) shifted by n, the number of elements, instead: its three shifts n, n + rank and
+    −n are whole numbers, so its replays stay integers of the measurement's own type (a fraction would change the
+    release's structure, and nothing would be read), and the ratios 1 + rank/n the probe decodes are the same."""
+    lattice = [calls[e.call].details.get("lattice", False) for e in elements]
+    return np.where(lattice, float(len(elements)), step) if any(lattice) else step
 
 
 def _powers_of_two(sizes: list[float]) -> np.ndarray:
