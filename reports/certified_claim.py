@@ -335,6 +335,11 @@ def reproducible(checks: Sequence[Check]) -> bool:
     return not any((c.details or {}).get("reproducible") is False for c in checks)
 
 
+#: Said after a verdict wherever the sampler drew from a source of its own (:func:`reproducible`): the same seed
+#: reruns another run, so every line that states the verdict says so.
+NOT_REPRODUCIBLE = " (not reproducible: the sampler draws from its own source)"
+
+
 def verdict_suffix(checks: Sequence[Check], with_reproducibility: bool = True) -> str:
     """What follows a verdict's word on every line that states it: what the run decided about the claim and on what
     it rests (module notes), and "not reproducible" where the sampler draws from its own source (``: (1, 0)-DP
@@ -342,7 +347,7 @@ def verdict_suffix(checks: Sequence[Check], with_reproducibility: bool = True) -
     claim = certified_claim(checks)
     said = f": {claim.text()}" if claim is not None else _refuted(checks)
     if with_reproducibility and not reproducible(checks):
-        said += " (not reproducible: the sampler draws from its own source)"
+        said += NOT_REPRODUCIBLE
     return said
 
 

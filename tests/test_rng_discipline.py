@@ -244,3 +244,20 @@ def test_its_broken_twin_fails_on_privacy_not_on_the_protocol():
     )
     assert run.exit_code == 1 and "pair-protocol" not in {c.id for c in run.checks}
     assert {c.id: c.verdict for c in run.checks}["dp-forward"] == "fail"
+
+
+def test_the_black_box_line_says_a_sampler_of_its_own_source_is_not_reproducible(tmp_path, monkeypatch, capsys):
+    """Issue 72: ``pdp-audit blackbox`` on a sampler drawing from numpy's global state gave other numbers on the
+    same seed and said so only in its JSON; its one line now says it, as the pair audit's lines do."""
+    from pdp_audit.cli.main import main
+
+    (tmp_path / "own_source.py").write_text(
+        "from pdp_audit.mechanisms.mutant_pairs import GlobalNumpy\n\ndef make():\n    return GlobalNumpy(sigma=1.0)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    argv = ["blackbox", "own_source:make", "--claim-epsilon", "1", "--claim-delta", "1e-5", "--trials", "2000"]
+    assert main([*argv, "--report", "none"]) in (1, 3)
+    (line,) = capsys.readouterr().out.strip().splitlines()[-1:]
+    assert line.startswith("pdp-audit blackbox own_source:make: ") and line.endswith(
+        "(not reproducible: the sampler draws from its own source)"
+    ), line

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 
+from pdp_audit.reports.certified_claim import NOT_REPRODUCIBLE, reproducible
 from pdp_audit.reports.files import json_text, print_out
 from pdp_audit.reports.numbers import fmt_level
 from pdp_audit.use_cases import load_factory, module_file
@@ -142,9 +143,10 @@ def _publish(args, outcome, doc: dict, report: str | None) -> None:
         else:
             lo = check.ci[0] if check.ci else float("nan")
             chosen = f"  pair: {outcome.chosen_name}" if outcome.chosen_name else ""
+            again = "" if reproducible([check]) else NOT_REPRODUCIBLE  # the same seed reruns another run
             print_out(
                 f"{head}  ε lower bound {lo:.4g} at confidence {fmt_level(check.level)} "
-                f"(claim ε = {args.claim_epsilon:g}){chosen}"
+                f"(claim ε = {args.claim_epsilon:g}){chosen}{again}"
             )
         if report:
             print_out(f"  report: {shown(report)}")

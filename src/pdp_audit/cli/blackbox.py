@@ -22,6 +22,7 @@ from pdp_audit.blackbox_search_files import blackbox_search_files
 from pdp_audit.catalogue.arguments import add_option
 from pdp_audit.cli import blackbox_search
 from pdp_audit.cli.commands import COMMAND_HELP
+from pdp_audit.reports.certified_claim import NOT_REPRODUCIBLE, reproducible
 from pdp_audit.reports.files import print_out
 from pdp_audit.reports.numbers import fmt_level
 from pdp_audit.use_cases import blackbox_files, command_config, kind_options
@@ -112,4 +113,4 @@ def _summary(args: argparse.Namespace, check) -> str:
     line = f"{head}  ε lower bound {lo:.4g} at confidence {fmt_level(check.level)} (claim ε = {args.claim_epsilon:g})"
     if check.details.get("float_implementation") == "not audited":  # float releases read as reals: said on the line
         line += "; the float implementation was not audited"
-    return line
+    return line + ("" if reproducible([check]) else NOT_REPRODUCIBLE)
