@@ -203,7 +203,8 @@ def _steps(
     an upper step by its element's law where D′'s release is D's at the shifted noise."""
     c = result.comparison
     carried, known, unaccounted = [], [], []
-    for j, (element, shift, source) in enumerate(zip(found.elements, c.shifts.tolist(), c.source)):
+    for j in _stepped(c, found).tolist():
+        element, shift, source = found.elements[j], float(c.shifts[j]), c.source[j]
         if source == "landing":
             label = f"{recorded.calls[element.call].kind}[{element.index}] read through a rounding"
             lower = rounded_steps.lower_step(c.landings[j], epsilon, element.call, label)
@@ -251,6 +252,19 @@ def _steps(
         step = accounting.Discrete(call=k, label="choice", p=tuple(p / p.sum()), q=tuple(q / q.sum()), weights=weights)
         known.append(step)  # the chosen index is rarely released as it is: an upper step, not a lower one
     return carried, known, unaccounted
+
+
+def _stepped(c: comparison.Comparison, found: trace.Probe) -> np.ndarray:
+    """The elements :func:`_steps` reads one by one: all but those read as unmoved (shift 0, read from the release
+    or a location, not exactly moved), which :func:`.exact_shifts.unmoved` composes per call -- found in numpy (a
+    histogram's neighbour moves two of its bins)."""
+    n = min(len(found.elements), c.shifts.size, len(c.source))
+    source = np.asarray(c.source[:n], dtype=object)
+    with np.errstate(invalid="ignore"):
+        moved = c.shifts[:n] != 0  # NaN too
+    needed = moved | (source == "none") | (source == "landing") | (found.columns().law[:n] == "opendp")
+    needed[[j for j, d in c.exact.items() if d and j < n]] = True
+    return np.flatnonzero(needed)
 
 
 #: The step of a location family's element, by its law (numpy's float samplers: porous).

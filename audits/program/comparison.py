@@ -93,7 +93,7 @@ def compare(
     n = len(found.elements)
     shifts = np.full(n, np.nan)
     out.bounds = np.full(n, math.inf)
-    source = ["none"] * n
+    source = np.full(n, "none", dtype=object)  # a list once read: set in numpy where a neighbour reads many
     if other.structure != recorded.structure or other.numbers.size != recorded.numbers.size:
         out.structure_differs = True
     else:
@@ -102,7 +102,7 @@ def compare(
         if found.landings and data is not None:
             _read_landings(out, (program, data, neighbour), recorded, found, (shifts, source), epsilon)
     _read_values(recorded, other, found, (shifts, source), out.exact)
-    out.shifts, out.source = shifts, source
+    out.shifts, out.source = shifts, source.tolist()
     for k, call in enumerate(recorded.calls):
         if call.kind == "choice" and call.value is not None:
             out.choices.append((k, np.asarray(call.value, dtype=float), np.asarray(other.calls[k].value, dtype=float)))
@@ -136,25 +136,38 @@ def _coefficients_read(
 
 
 def _read_values(
-    recorded: Run, other: Run, found: Probe, read: tuple[np.ndarray, list[str]], exact: dict[int, Fraction]
+    recorded: Run, other: Run, found: Probe, read: tuple[np.ndarray, np.ndarray], exact: dict[int, Fraction]
 ) -> None:
     """The shift of the value each call shows (``loc``), for the elements no coordinate carries (``read``: the
-    shifts and their sources, "value" where read; ``exact``: the shift in rationals, each location exact)."""
+    shifts and their sources, "value" where read; ``exact``: the shift in rationals, each location exact), a call's
+    elements at once."""
     shifts, source = read
-    for j, element in enumerate(found.elements):
-        if source[j] == "none":
-            before, after = recorded.calls[element.call].value, other.calls[element.call].value
-            shown = before is not None and after is not None
-            # a location left at 0 on both sides shows nothing: the data may be added outside the call
-            shown = shown and bool(np.any(np.asarray(before) != 0) or np.any(np.asarray(after) != 0))
-            if shown:
-                b = np.broadcast_to(np.asarray(before, dtype=float), np.shape(recorded.calls[element.call].noise))
-                a = np.broadcast_to(np.asarray(after, dtype=float), np.shape(recorded.calls[element.call].noise))
-                b, a = np.atleast_1d(b).ravel()[element.index], np.atleast_1d(a).ravel()[element.index]
-                shifts[j] = math.inf if np.isnan(a) != np.isnan(b) else (0.0 if np.isnan(a) else a - b)
-                source[j] = "value"
-                if math.isfinite(a) and math.isfinite(b):
-                    exact[j] = Fraction(float(a)) - Fraction(float(b))
+    for call, start, stop, indices in found.grouped():
+        unread = np.flatnonzero(source[start:stop] == "none")
+        if not unread.size:
+            continue
+        before, after = recorded.calls[call].value, other.calls[call].value
+        shown = before is not None and after is not None
+        # a location left at 0 on both sides shows nothing: the data may be added outside the call
+        shown = shown and bool(np.any(np.asarray(before) != 0) or np.any(np.asarray(after) != 0))
+        if not shown:
+            continue
+        shape = np.shape(recorded.calls[call].noise)
+        b = np.atleast_1d(np.broadcast_to(np.asarray(before, dtype=float), shape)).ravel()[indices[unread]]
+        a = np.atleast_1d(np.broadcast_to(np.asarray(after, dtype=float), shape)).ravel()[indices[unread]]
+        with np.errstate(all="ignore"):
+            moved = np.where(np.isnan(a) != np.isnan(b), math.inf, np.where(np.isnan(a), 0.0, a - b))
+        j = start + unread
+        shifts[j], source[j] = moved, "value"
+        finite = np.isfinite(a) & np.isfinite(b)
+        exact.update(dict.fromkeys(j[finite & (a == b)].tolist(), ZERO))
+        differ = finite & (a != b)
+        moved_apart = zip(j[differ].tolist(), a[differ].tolist(), b[differ].tolist())
+        exact.update((k, Fraction(x) - Fraction(y)) for k, x, y in moved_apart)
+
+
+#: An exact shift of 0 (a location the same double on D and D′), shared by all.
+ZERO = Fraction(0)
 
 
 def _as_on_d(found: Probe, moved: Run, other: Run) -> bool:
@@ -237,7 +250,7 @@ def _read_landings(
     runs: tuple,
     recorded: Run,
     found: Probe,
-    read: tuple[np.ndarray, list[str]],
+    read: tuple[np.ndarray, np.ndarray],
     epsilon: float | None = None,
 ) -> None:
     """The probe's landings read on D′ (:func:`.landing.read`; ``runs``: the program, D and D′): each element read
@@ -247,9 +260,10 @@ def _read_landings(
     other = out.replayed
     assert other is not None
     scales = {}
-    for j, element in enumerate(found.elements):
+    for reading in found.landings:  # each landing's element's scale on D′
+        element = found.elements[reading.element]
         scale = other.calls[element.call].scale
-        scales[j] = trace.noise_value(
+        scales[reading.element] = trace.noise_value(
             np.broadcast_to(
                 np.asarray(1.0 if scale is None else scale, dtype=float), np.shape(other.calls[element.call].noise)
             ),
@@ -276,7 +290,7 @@ def _read_release(
     found: Probe,
     weight: np.ndarray | None,
     shifts: np.ndarray,
-    source: list[str],
+    source: np.ndarray | list[str],
 ) -> None:
     """The release of D′ read against D's (``releases``) coordinate by coordinate, in numpy: a coordinate carrying
     element j (and not :attr:`Comparison.unread`) gives j's shift (∞ where it turns NaN or infinite; two
@@ -315,8 +329,11 @@ def _read_release(
         last = np.append(by_element[1:] != by_element[:-1], True)  # each element's last coordinate gives its shift
         shifts[by_element[last]] = in_order[last]
         out.bounds[by_element[last]] = bound[last]
-        for j in by_element[last].tolist():
-            source[j] = "release"
+        if isinstance(source, np.ndarray):
+            source[by_element[last]] = "release"
+        else:  # a list (a caller's own)
+            for j in by_element[last].tolist():
+                source[j] = "release"
     # a carried coordinate of the same value in other bits: no shift explains it
     differ[carried] &= after[carried] == before[carried]
     differ[carrier == UNREAD] = False
@@ -334,7 +351,7 @@ def _read_small_release(
     found: Probe,
     carrier: list[int],
     weight: np.ndarray | None,
-    read: tuple[np.ndarray, list[str]],
+    read: tuple[np.ndarray, np.ndarray | list[str]],
 ) -> None:
     """:func:`_read_release` in Python, coordinate by coordinate (the same reading): the values as floats, the bits
     as the integers of their ``uint64`` views; the rounding bounds of the shifts held against each other (those of

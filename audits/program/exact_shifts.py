@@ -12,8 +12,9 @@ pair's shifts are then read exactly (:func:`read`).
 
 **The exact reading** (:func:`read`).  The program is replayed on D and on D′ with every noise element the probe
 shifts set to 0 (the recorded draw η_j plus −η_j: exactly 0), every other draw as recorded.  A coordinate that
-carries element j with coefficient exactly 1 is then the value x the noise is added to, to the last bit (fl(x + 0)
-= x), on D and x′ on D′; the shift is x′ − x in rationals (``Fraction``), exactly.  The reading is taken only where
+carries element j with coefficient 1 (read as 1 to the probe's proven error: :func:`unit_coordinates`) is then the
+value x the noise is added to, to the last bit (fl(x + 0) = x), on D and x′ on D′; the shift is x′ − x in
+rationals (``Fraction``), exactly, made only where x′ and x differ (the zeros of 10⁵ unmoved bins are one shared 0).  The reading is taken only where
 both replays keep the release's structure and, at the recorded draw, one float addition gives the recorded
 coordinates bit for bit on both sides: fl(x + η_j) = R_i(D) and fl(x′ + η_j) = R_i(D′).  A location a call shows
 (``rng.laplace(x, b)``, no coordinate carrying it) is exact already: :func:`.comparison.compare` keeps Fraction(x′) −
@@ -47,6 +48,7 @@ from pdp_audit.audits.program.comparison import Comparison
 from pdp_audit.audits.program.recorder import Divergence
 from pdp_audit.audits.program.replay_bounds import gamma
 from pdp_audit.audits.program.through import THROUGH
+from pdp_audit.verify.inputs import release_codec
 
 #: An interval of μ: exact rationals, its upper end None where no bound is proven.
 Interval = tuple[Fraction, "Fraction | None"]
@@ -78,30 +80,39 @@ def unmoved(
     [0, Σ e_j/b_j] (``laws``: the step of each law).  The sum is computed in floats and raised by γ_{n+1} (Higham
     2002, §3.1: n − 1 additions and n divisions of non-negative terms), then to the next double: a proven upper end.
     A scale of 0 leaves the upper end unbounded."""
-    per_call: dict[int, list[float]] = {}
-    unbounded: set[int] = set()
-    law_of: dict[int, str] = {}
-    for j, (element, shift, source) in enumerate(zip(found.elements, comparison.shifts.tolist(), comparison.source)):
-        law = element.law
-        if shift != 0 or source in ("none", "landing") or law is None or law not in laws or j in comparison.exact:
-            continue
-        e = float(comparison.bounds[j]) if j < comparison.bounds.size else math.inf
-        if e == 0:
-            continue
-        law_of[element.call] = law
-        if not (math.isfinite(e) and element.scale > 0):
-            unbounded.add(element.call)
-            continue
-        per_call.setdefault(element.call, []).append(e / element.scale)
+    n = min(len(found.elements), comparison.shifts.size, len(comparison.source))
+    if not n:
+        return []
+    columns = found.columns()
+    source = np.asarray(comparison.source[:n], dtype=object)
+    e = np.full(n, math.inf)
+    e[: min(n, comparison.bounds.size)] = comparison.bounds[:n]
+    lawed = np.zeros(n, dtype=bool)
+    for name in laws:
+        lawed |= columns.law[:n] == name
+    read_exactly = np.zeros(len(found.elements), dtype=bool)
+    read_exactly[list(comparison.exact)] = True
+    with np.errstate(invalid="ignore"):
+        taken = (comparison.shifts[:n] == 0) & (source != "none") & (source != "landing") & lawed & ~read_exactly[:n]
+    taken &= e != 0
+    at = np.flatnonzero(taken)
+    calls = columns.call[at]
+    bounded = np.isfinite(e[at]) & (columns.scale[at] > 0)
+    with np.errstate(all="ignore"):
+        terms = e[at] / columns.scale[at]
     out: list[accounting.Step] = []
-    for call in sorted(law_of):
-        terms = per_call.get(call, [])
+    # a call's elements are consecutive (:func:`.trace.additive_elements`): one span of ``at`` per call
+    starts = np.flatnonzero(np.diff(calls, prepend=-1))
+    for start, stop in zip(starts.tolist(), np.append(starts[1:], at.size).tolist()):
+        call = int(calls[start])
+        kept = terms[start:stop][bounded[start:stop]]
+        unbounded = not bounded[start:stop].all()
         high: Fraction | None = None
-        if call not in unbounded:
-            total = float(np.sum(terms)) * (1 + gamma(len(terms) + 1))
+        if not unbounded:
+            total = float(np.sum(kept)) * (1 + gamma(kept.size + 1))
             high = Fraction(math.nextafter(total, math.inf))
-        label = f"{len(terms) + (call in unbounded)} element(s) of call {call} read as unmoved"
-        out.append(laws[law_of[call]](call=call, label=label, mu=0.0, within=(Fraction(0), high)))
+        label = f"{kept.size + unbounded} element(s) of call {call} read as unmoved"
+        out.append(laws[columns.law[at[start]]](call=call, label=label, mu=0.0, within=(Fraction(0), high)))
     return out
 
 
@@ -122,17 +133,29 @@ def read(
     not read so (the others' noise as recorded: a branch on them keeps its path), at most :data:`MOST_SINGLE`."""
     if c.replayed is None or not found.elements or c.structure_differs:
         return
-    readable = {
-        int(found.carrier[i])
-        for i in np.flatnonzero((found.carrier >= 0) & (found.coefficient == 1.0)).tolist()
-        if c.source[int(found.carrier[i])] in ("release", THROUGH)
-    }
+    at = unit_coordinates(found)
+    elements = found.carrier[at]
+    source = np.asarray(c.source, dtype=object)
+    readable = np.unique(elements[(source[elements] == "release") | (source[elements] == THROUGH)]).tolist()
     exact = _read_with(session, data, recorded, found, c, np.ones(len(found.elements), dtype=bool))
-    for j in sorted(readable - set(exact))[:MOST_SINGLE]:
+    for j in [k for k in readable if k not in exact][:MOST_SINGLE]:
         alone = np.zeros(len(found.elements), dtype=bool)
         alone[j] = True
         exact.update({k: d for k, d in _read_with(session, data, recorded, found, c, alone).items() if k == j})
     c.exact.update(exact)
+
+
+def unit_coordinates(found: trace.Probe) -> np.ndarray:
+    """The coordinates whose element's coefficient may be 1, those an exact reading is tried on: read as 1, or within
+    its proven relative error ρ of 1 (:func:`.trace.coefficient_error`: the probe's response x + η + w − (x + η)
+    rounds by an ulp of the coordinate where the noisy value is large against w, and the coefficient is read as
+    1 ± 2⁻⁴⁰; the true coefficient lies in [â/(1 + ρ), â/(1 − ρ)], which holds 1 where |â − 1| ≤ ρ, evaluated exactly
+    near 1).  A candidate only: the reading itself is decided by the bit-for-bit checks of :func:`_read_with`."""
+    carried = found.carrier >= 0
+    error = found.carried().error
+    with np.errstate(invalid="ignore"):
+        near = np.abs(found.coefficient - 1.0) <= error if error.size == carried.size else False
+    return np.flatnonzero(carried & ((found.coefficient == 1.0) | near))
 
 
 def _read_with(
@@ -146,8 +169,9 @@ def _read_with(
     """The exact shifts read with the ``zeroed`` elements' noise at 0 (the others' as recorded), per element."""
     other = c.replayed
     assert other is not None
-    eta = np.array([_draw(recorded.calls[e.call].noise, e.index) for e in found.elements])
-    through = any(c.source[j] == THROUGH for j in np.flatnonzero(zeroed).tolist())
+    eta = trace.draws(recorded.calls, found.grouped(), len(found.elements))
+    source = np.asarray(c.source, dtype=object)
+    through = bool((source[zeroed] == THROUGH).any())
     # D and D′ with the noise at 0; D′ also at ±w, where a coordinate read through a post-processing is flat at η
     settings = [(data[0], recorded, 0.0), (data[1], other, 0.0)]
     settings += [(data[1], other, 1.0), (data[1], other, -1.0)] if through else []
@@ -161,32 +185,44 @@ def _read_with(
         if again.structure != run.structure or again.numbers.size != run.numbers.size:
             return {}
         values.append(again.numbers)
-    found_exact: dict[int, Fraction] = {}
+    at = unit_coordinates(found)
+    j = found.carrier[at]
+    x, x_prime = values[0][at], values[1][at]
+    with np.errstate(all="ignore"):
+        # at the recorded draw, one float addition gives D's coordinate
+        kept = zeroed[j] & np.isfinite(x) & np.isfinite(x_prime) & _same(x + eta[j], recorded.numbers[at])
+        # D′ at η: one float addition gives its coordinate
+        released = (source[j] == "release") & ~np.isin(at, c.unread)
+        shown = released & _same(x_prime + eta[j], other.numbers[at])
+        if len(values) == 4:  # D′ flat at η: the identity on one side of 0 instead
+            w = found.step[j]
+            side = _same(x_prime + w, values[2][at]) | _same(x_prime - w, values[3][at])
+            shown |= ~released & (source[j] == THROUGH) & side
+    shown &= kept
+    return _differences(j[shown], x[shown], x_prime[shown])
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per coordinate, whether two float64 vectors hold the same bits."""
+    return ~release_codec.differ(a, b)
+
+
+#: The exact shift of an element read unmoved (the same double on D and on D′), shared by all.
+ZERO = Fraction(0)
+
+
+def _differences(elements: np.ndarray, x: np.ndarray, x_prime: np.ndarray) -> dict[int, Fraction]:
+    """Per element, x′ − x in rationals, from the coordinates that show it (in release order); an element two
+    coordinates give different differences is left out (each coordinate's held against the first's).  Only the
+    differences that are not 0 -- x′ and x not the same double -- are made as ``Fraction``s (a histogram's
+    neighbour moves two of its bins)."""
+    moved = x_prime != x
+    out: dict[int, Fraction] = dict.fromkeys(elements[~moved].tolist(), ZERO)
     conflicted: set[int] = set()
-    for i in np.flatnonzero((found.carrier >= 0) & (found.coefficient == 1.0)).tolist():
-        j = int(found.carrier[i])
-        x, x_prime = float(values[0][i]), float(values[1][i])
-        if not zeroed[j] or not (math.isfinite(x) and math.isfinite(x_prime)):
-            continue
-        if _bits(x + eta[j]) != _bits(recorded.numbers[i]):
-            continue
-        if c.source[j] == "release" and i not in c.unread:  # D′ at η: one float addition gives its coordinate
-            shown = _bits(x_prime + eta[j]) == _bits(other.numbers[i])
-        elif c.source[j] == THROUGH and len(values) == 4:  # D′ flat at η: the identity on one side of 0 instead
-            w = float(found.step[j])
-            shown = _bits(x_prime + w) == _bits(values[2][i]) or _bits(x_prime - w) == _bits(values[3][i])
-        else:
-            continue
-        if shown:
-            d = Fraction(x_prime) - Fraction(x)
-            if found_exact.setdefault(j, d) != d:
-                conflicted.add(j)
-    return {j: d for j, d in found_exact.items() if j not in conflicted}
-
-
-def _draw(noise: Any, index: int) -> float:
-    return float(np.atleast_1d(np.asarray(noise, dtype=float)).ravel()[index])
-
-
-def _bits(x: Any) -> int:
-    return int(np.float64(x).view(np.uint64))
+    at_moved = np.flatnonzero(moved)
+    for k, a, b in zip(at_moved.tolist(), x_prime[moved].tolist(), x[moved].tolist()):
+        j = int(elements[k])
+        d = Fraction(a) - Fraction(b)
+        if out.setdefault(j, d) != d:
+            conflicted.add(j)
+    return {j: d for j, d in out.items() if j not in conflicted}

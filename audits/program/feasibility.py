@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from pdp_audit.audits.program import trace
+
 #: Points of the grid the two densities are read on, and its half-width in the larger scale.
 GRID = 200_001
 WIDTH = 60.0
@@ -82,7 +84,7 @@ def carried_needs(witness: Any, epsilon: float, alpha: float) -> tuple[float, st
     before, after = witness.recorded.numbers, c.replayed.numbers
     best: tuple[float, str] | None = None
     unread = set(c.unread)  # post-processed or rescaled on D′: its location there is not read
-    for i in np.flatnonzero(seen.carrier >= 0).tolist():
+    for i in _differing(witness).tolist():
         j = int(seen.carrier[i])
         if i in unread:
             continue
@@ -90,7 +92,7 @@ def carried_needs(witness: Any, epsilon: float, alpha: float) -> tuple[float, st
         if element.law not in ("laplace", "gaussian") or i >= after.size or element.call >= len(c.replayed.calls):
             continue
         call, other = witness.recorded.calls[element.call], c.replayed.calls[element.call]
-        eta = float(np.atleast_1d(np.asarray(call.noise, dtype=float)).ravel()[element.index])
+        eta = trace.noise_value(call.noise, element.index)
         old = float(np.atleast_1d(np.asarray(call.scale, dtype=float)).ravel()[0])
         new = float(np.atleast_1d(np.asarray(other.scale, dtype=float)).ravel()[0]) if other.scale is not None else old
         if j in c.coefficient_changed and new == old:  # a weight from the data, not a rescaled call: not read
@@ -102,3 +104,21 @@ def carried_needs(witness: Any, epsilon: float, alpha: float) -> tuple[float, st
         if math.isfinite(needed) and (best is None or needed < best[0]):
             best = (needed, f"call {element.call} {call.kind}[{element.index}]")
     return best
+
+
+def _differing(witness: Any) -> np.ndarray:
+    """The carried coordinates whose law on D′ may differ from D's: those whose value differs (NaN included), or
+    whose element's call was replayed at another scale.  Every other coordinate has one law on both sides (the
+    same location and scale, computed by the same operations), which no event tells apart (:func:`releases_needed`
+    is ∞ there): skipped unread, so that a release of 10⁵ carried coordinates costs one comparison, not 10⁵ grids."""
+    seen, c = witness.probe, witness.comparison
+    before, after = witness.recorded.numbers, c.replayed.numbers
+    at = np.flatnonzero(seen.carrier >= 0)
+    at = at[at < after.size]
+    with np.errstate(invalid="ignore"):
+        differs = ~(before[at] == after[at])
+    rescaled = {index for index, _, _ in c.replayed.rescaled}
+    if rescaled:
+        calls = seen.columns().call[seen.carrier[at]]
+        differs |= np.isin(calls, list(rescaled))
+    return at[differs]

@@ -187,7 +187,7 @@ def replay(program: Callable | Session, data: Any, recorded: list[Call], perturb
 
 #: One call's noise elements: the call's index, the elements' range [start, stop) in the probe's list, their flat
 #: indices in the call's noise.
-Span = tuple[int, int, int, list[int]]
+Span = tuple[int, int, int, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -229,6 +229,7 @@ class Probe:
     spans: tuple[Span, ...] = ()
     _backwards: dict[int, np.ndarray] | None = field(default=None, repr=False, compare=False)
     _carried: Carried | None = field(default=None, repr=False, compare=False)
+    _columns: Columns | None = field(default=None, repr=False, compare=False)
 
     def backwards(self) -> dict[int, np.ndarray]:
         """:meth:`perturbation` by −``step`` (every neighbour's check of the coefficients), made once."""
@@ -244,18 +245,47 @@ class Probe:
         return self._carried
 
     def perturbation(self, shifts: np.ndarray) -> dict[int, np.ndarray]:
-        """Per call index, the array added to its recorded noise."""
-        out: dict[int, list] = {}
-        for element, shift in zip(self.elements, shifts):
-            out.setdefault(element.call, []).append((element.index, shift))
+        """Per call index, the array added to its recorded noise (each call's elements at their flat indices, 0
+        elsewhere, as long as its largest index)."""
+        shifts = np.asarray(shifts, dtype=float)
         result = {}
-        for call, pairs in out.items():
-            size = max(i for i, _ in pairs) + 1
-            array = np.zeros(size)
-            for i, s in pairs:
-                array[i] = s
+        for call, start, stop, indices in self.grouped():
+            array = np.zeros(int(indices.max()) + 1)
+            array[indices] = shifts[start:stop]
             result[call] = array
         return result
+
+    def columns(self) -> Columns:
+        """The elements' fields as arrays (:class:`Columns`), made once."""
+        if self._columns is None:
+            self._columns = Columns.of(self.elements)
+        return self._columns
+
+    def grouped(self) -> tuple[Span, ...]:
+        """The elements grouped by call (:func:`spans`), made once."""
+        if not self.spans and self.elements:
+            self.spans = spans(self.elements)
+        return self.spans
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The probe's elements as arrays, for the readings of every neighbour in numpy: per element its call, its flat
+    index in the call's noise, its scale, and its law (None: no exact law; an object array)."""
+
+    call: np.ndarray
+    index: np.ndarray
+    scale: np.ndarray
+    law: np.ndarray
+
+    @staticmethod
+    def of(elements: list[Element]) -> Columns:
+        call = np.fromiter((e.call for e in elements), dtype=np.int64, count=len(elements))
+        index = np.fromiter((e.index for e in elements), dtype=np.int64, count=len(elements))
+        scale = np.fromiter((e.scale for e in elements), dtype=float, count=len(elements))
+        law = np.empty(len(elements), dtype=object)
+        law[:] = [e.law for e in elements]
+        return Columns(call, index, scale, law)
 
 
 @dataclass(frozen=True)
@@ -352,41 +382,24 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
             responses.append(moved.numbers - recorded.numbers)
         moved_releases.append(moved.numbers)
     by_w, by_v, by_minus = responses
-    probe.spans = spans(elements)
+    probe.grouped()
     probe.noise = noise_sizes(recorded.calls, probe.spans, n)
     probe.size = sized(probe.noise, location_sizes(recorded.calls, probe.spans, n), step)
     # free of this noise at the recorded draws: its replays are the recorded bits (a zero whose sign the noise flips
     # moves by 0 and is not free)
     moved_bits = [release_codec.differ(moved, recorded.numbers) for moved in moved_releases]
     unmoved = ~(moved_bits[0] | moved_bits[1] | moved_bits[2])
-    tolerance = 1e-3 / n + PROBE_TOLERANCE  # below 1/(2N): one rank at most; see PROBE_TOLERANCE
-    for i in range(m):
-        if unmoved[i]:
-            continue
-        if not (np.isfinite(by_w[i]) and np.isfinite(by_v[i]) and by_w[i] != 0):
-            carrier[i] = -2
-            continue
-        ratio = by_v[i] / by_w[i]
-        rank = int(round((ratio - 1) * n))
-        j = int(np.flatnonzero(ranks == rank)[0]) if 0 <= rank < n else -1
-        a = by_w[i] / step[j] if j >= 0 else 0.0
-        affine = j >= 0 and abs(ratio - (1 + rank / n)) < tolerance
-        # −w undoes w to the two responses' proven rounding bounds (a mean's division at a large offset rounds)
-        weight = np.asarray(abs(a) * probe.size[j] if j >= 0 else 0.0)
-        rounding = response_bound(moved_releases[2][i], recorded.numbers[i], by_minus[i], weight)
-        rounding += response_bound(moved_releases[0][i], recorded.numbers[i], by_w[i], weight)
-        affine = affine and abs(by_minus[i] + by_w[i]) <= PROBE_TOLERANCE * abs(by_w[i]) + rounding
-        if affine:
-            carrier[i], coefficient[i] = j, a
-        else:
-            carrier[i] = -2
+    at_w, at_minus = moved_releases[0], moved_releases[2]
+    _read_affine(probe, (by_w, by_v, by_minus), (at_w, at_minus, recorded.numbers), unmoved, ranks)
     weight = weights(probe, probe.size)
     probe.minus, probe.plus = by_minus, by_w
     probe.bound_minus = response_bound(moved_releases[2], recorded.numbers, by_minus, weight)
     probe.bound_plus = response_bound(moved_releases[0], recorded.numbers, by_w, weight)
     _coarse(program, data, recorded, probe)
-    noises = [landing.Noise(e.law, e.scale, noise_value(recorded.calls[e.call].noise, e.index)) for e in elements]
-    probe.landings = landing.found(replayer(program, data, recorded, probe), recorded.numbers, carrier, noises)
+    if (carrier == -2).any():  # a landing is read among those coordinates only
+        drawn = draws(recorded.calls, probe.spans, n).tolist()
+        noises = [landing.Noise(e.law, e.scale, d) for e, d in zip(elements, drawn)]
+        probe.landings = landing.found(replayer(program, data, recorded, probe), recorded.numbers, carrier, noises)
     return probe
 
 
@@ -399,6 +412,42 @@ def _on_lattices(step: np.ndarray, elements: list[Element], calls: list[Call]) -
     return np.where(lattice, float(len(elements)), step) if any(lattice) else step
 
 
+def _read_affine(
+    probe: Probe, responses: tuple[np.ndarray, ...], releases: tuple[np.ndarray, ...], unmoved: np.ndarray, ranks: Any
+) -> None:
+    """Each coordinate the probe moved read as carrying one element affinely, or not (module notes), into
+    ``probe.carrier`` and ``probe.coefficient``: ``responses`` to w, v and −w, ``releases`` the replays at w and −w
+    and the recorded one; ``ranks`` the permutation that sets v.  The ratio ΔR_i(v)/ΔR_i(w) names the element of
+    rank round((ratio − 1)·N) (within 1e-3/N + :data:`PROBE_TOLERANCE` of it), whose coefficient is ΔR_i(w)/w_j;
+    −w must undo w to :data:`PROBE_TOLERANCE` plus the two responses' proven rounding bounds.  Every coordinate at
+    once, in numpy (each operation the same float operation as for one coordinate alone)."""
+    by_w, by_v, by_minus = responses
+    at_w, at_minus, numbers = releases
+    n = len(probe.elements)
+    tolerance = 1e-3 / n + PROBE_TOLERANCE  # below 1/(2N): one rank at most; see PROBE_TOLERANCE
+    moved = ~unmoved
+    readable = moved & np.isfinite(by_w) & np.isfinite(by_v) & (by_w != 0)
+    with np.errstate(all="ignore"):
+        ratio = np.where(readable, by_v / np.where(readable, by_w, 1.0), math.nan)
+        scaled = np.rint((ratio - 1) * n)
+    named = readable & (scaled >= 0) & (scaled < n)  # NaN and ±inf compare False
+    rank = np.where(named, scaled, 0).astype(np.int64)
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[ranks] = np.arange(n)
+    j = np.where(named, inverse[rank], 0)
+    with np.errstate(all="ignore"):
+        a = np.where(named, by_w / probe.step[j], 0.0)
+        affine = named & (np.abs(ratio - (1 + rank / n)) < tolerance)
+        # −w undoes w to the two responses' proven rounding bounds (a mean's division at a large offset rounds)
+        weight = np.abs(a) * probe.size[j]
+        rounding = response_bound(at_minus, numbers, by_minus, weight)
+        rounding += response_bound(at_w, numbers, by_w, weight)
+        affine &= np.abs(by_minus + by_w) <= PROBE_TOLERANCE * np.abs(by_w) + rounding
+    probe.carrier[moved] = -2
+    probe.carrier[affine] = j[affine]
+    probe.coefficient[affine] = a[affine]
+
+
 def _powers_of_two(sizes: list[float]) -> np.ndarray:
     """The largest power of two at most each of ``sizes`` (all > 0): ``frexp`` is exact, so is ``ldexp``."""
     exponents = np.frexp(np.asarray(sizes, dtype=float))[1] - 1
@@ -407,15 +456,22 @@ def _powers_of_two(sizes: list[float]) -> np.ndarray:
 
 def spans(elements: list[Element]) -> tuple[Span, ...]:
     """The ``elements`` grouped by call (a call's elements are consecutive: :func:`additive_elements`)."""
-    out = []
-    start = 0
-    while start < len(elements):
-        stop = start
-        while stop < len(elements) and elements[stop].call == elements[start].call:
-            stop += 1
-        out.append((elements[start].call, start, stop, [e.index for e in elements[start:stop]]))
-        start = stop
-    return tuple(out)
+    if not elements:
+        return ()
+    columns = Columns.of(elements)
+    starts = np.flatnonzero(np.diff(columns.call, prepend=columns.call[0] - 1))
+    stops = np.append(starts[1:], len(elements))
+    return tuple(
+        (int(columns.call[a]), int(a), int(b), columns.index[a:b]) for a, b in zip(starts.tolist(), stops.tolist())
+    )
+
+
+def draws(calls: list[Call], grouped: tuple[Span, ...], count: int) -> np.ndarray:
+    """Per element, its noise in ``calls`` (signed, in its own units)."""
+    out = np.zeros(count)
+    for call, start, stop, indices in grouped:
+        out[start:stop] = np.atleast_1d(np.asarray(calls[call].noise, dtype=float)).ravel()[indices]
+    return out
 
 
 def noise_sizes(calls: list[Call], grouped: tuple[Span, ...], count: int) -> np.ndarray:
