@@ -14,11 +14,11 @@ pair's shifts are then read exactly (:func:`read`).
 shifts set to 0 (the recorded draw η_j plus −η_j: exactly 0), every other draw as recorded.  A coordinate that
 carries element j with coefficient 1 (read as 1 to the probe's proven error: :func:`unit_coordinates`) is then the
 value x the noise is added to, to the last bit (fl(x + 0) = x), on D and x′ on D′; the shift is x′ − x in
-rationals (``Fraction``), exactly, made only where x′ and x differ (the zeros of 10⁵ unmoved bins are one shared 0).  The reading is taken only where
-both replays keep the release's structure and, at the recorded draw, one float addition gives the recorded
-coordinates bit for bit on both sides: fl(x + η_j) = R_i(D) and fl(x′ + η_j) = R_i(D′).  A location a call shows
-(``rng.laplace(x, b)``, no coordinate carrying it) is exact already: :func:`.comparison.compare` keeps Fraction(x′) −
-Fraction(x).
+rationals (``Fraction``), exactly, made only where x′ and x differ (the zeros of 10⁵ unmoved bins are one shared
+0).  The reading is taken only where both replays keep the release's structure and, at the recorded draw, one float
+addition gives the recorded coordinates bit for bit on both sides: fl(x + η_j) = R_i(D) and fl(x′ + η_j) = R_i(D′).
+A location a call shows (``rng.laplace(x, b)``, no coordinate carrying it) is exact already:
+:func:`.comparison.compare` keeps Fraction(x′) − Fraction(x).
 
 **Sound for** a coordinate whose last operation is the addition of the noise to the value, x + η (a noisy sum, a
 histogram's counts plus noise, ``rng.laplace(x, b)`` released as it is, a clamp not reached at these draws): the
