@@ -260,10 +260,10 @@ def _read_landings(
     other = out.replayed
     assert other is not None
     scales = {}
-    for reading in found.landings:  # each landing's element's scale on D′
-        element = found.elements[reading.element]
+    for found_landing in found.landings:  # each landing's element's scale on D′
+        element = found.elements[found_landing.element]
         scale = other.calls[element.call].scale
-        scales[reading.element] = trace.noise_value(
+        scales[found_landing.element] = trace.noise_value(
             np.broadcast_to(
                 np.asarray(1.0 if scale is None else scale, dtype=float), np.shape(other.calls[element.call].noise)
             ),
