@@ -16,9 +16,10 @@ were undecided, not certified.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import pdp_audit
-from pdp_audit.audits.program import comparison, trace
+from pdp_audit.audits.program import analysis, comparison, decision, rescaled_tails, trace
 
 ALPHA = 1e-6
 TRIALS = 500
@@ -141,3 +142,87 @@ def test_a_flat_value_the_data_sets_is_not_read_as_post_processing():
         return np.maximum(_counts(data) + rng.laplace(0.0, 1.0, 4), len(data) / 2.0 - 3.0)
 
     assert _audit(floor_from_data, LABELS).verdict != "pass"
+
+
+def _clipped(data):
+    return np.clip(np.nan_to_num(np.asarray(data, dtype=float), nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
+
+
+def clamped_mean(data, rng):
+    """A noisy mean of n values in [0, 1], scale 2/n (n moves under add/remove: the scale is read from the data),
+    clamped to [0, 1]: the clamp folds the tails into two point masses, and the loss is bounded -- 0.5 on removing
+    the record 0 of ``VALUES`` (mpmath, the masses at 0 and 1 and the density between), below ε = 1."""
+    x = _clipped(data)
+    return float(np.clip(x.mean() + rng.laplace(0.0, 2.0 / len(x)), 0.0, 1.0))
+
+
+def clamped_mean_by_min_max(data, rng):
+    """The same clamp written with ``min`` and ``max``."""
+    x = _clipped(data)
+    return min(max(x.mean() + rng.laplace(0.0, 2.0 / len(x)), 0.0), 1.0)
+
+
+def clamped_mean_small_noise(data, rng):
+    """Bug: the same clamp around noise of an eighth of the scale -- its tails, inside [0, 1], refute ε = 1."""
+    x = _clipped(data)
+    return float(np.clip(x.mean() + rng.laplace(0.0, 0.25 / len(x)), 0.0, 1.0))
+
+
+def unclamped_mean(data, rng):
+    """Bug: the noisy mean of scale 2/n released as it is -- a scale that moves with n, its tails released."""
+    x = _clipped(data)
+    return float(x.mean() + rng.laplace(0.0, 2.0 / len(x)))
+
+
+NAMED = {"bounds": (0, 1), "search": "named", "draw_sets": 1}
+
+
+def _decided(program):
+    """The exact checks (record, structure, composition) of the named neighbours, one draw set, no black box."""
+    found = analysis.analyse(program, VALUES, "add-remove", (0.0, 1.0), (1.0, 0.0), 0, draw_sets=1)
+    return {e.spec.id: e for e in decision.decide(found, (1.0, 0.0), "ideal", [])}
+
+
+@pytest.mark.parametrize("program", [clamped_mean, clamped_mean_by_min_max], ids=["np.clip", "min-max"])
+def test_a_clamp_after_a_scale_from_the_data_is_not_refuted_exactly(program):
+    """Seen failing on main (5416298): "A pure claim is refuted exactly: released noise of a location family whose
+    scale differs ..." -- program-structure fail on a pair whose loss is 0.5 < ε."""
+    checks = _decided(program)
+    structure = checks["program-structure"]
+    assert structure.verdict == "inconclusive" and "not exact" in structure.note, structure.note
+    assert checks["program-composition"].verdict != "fail", checks["program-composition"].note
+
+
+def test_a_clamped_mean_whose_scale_moves_with_n_is_not_refuted():
+    """The whole audit, the black box included (seen failing on main: exit 1)."""
+    run = _audit(clamped_mean, VALUES, trials=100, **NAMED)
+    assert run.verdict != "fail" and run.exit_code != 1, [(c.id, c.verdict, c.note[:200]) for c in run.checks]
+
+
+def test_a_scale_from_the_data_whose_tails_the_release_carries_is_refuted_exactly():
+    """The tail event is verified by replay on D and on D′ where the release carries it: still refuted exactly,
+    clamped (noise of an eighth of the scale: its tails inside [0, 1]) or not."""
+    unclamped = _decided(unclamped_mean)["program-structure"]
+    assert unclamped.verdict == "fail" and "verified by replay" in unclamped.note, unclamped.note
+    run = _audit(clamped_mean_small_noise, VALUES, **NAMED)
+    structure = _check(run, "program-structure")
+    assert structure.verdict == "fail" and "verified by replay" in structure.note, structure.note
+    assert run.verdict == "fail"
+
+
+def test_the_tail_edges_are_read_where_the_release_carries_them_and_not_past_a_clamp():
+    """:func:`.rescaled_tails.read` on one pair: two edges verified for the unclamped mean, none past the clamp."""
+    removed = VALUES[1:]
+    found_edges = {}
+    for program in (clamped_mean, unclamped_mean):
+        recorded = trace.record(program, VALUES)
+        found = trace.probe(program, VALUES, recorded, 0)
+        other = trace.replay(program, removed, recorded.calls)
+        carriers = rescaled_tails.carriers(recorded, other, found)
+        assert [c.element for c in carriers] == [0]  # affine at the recorded draw, clamp or not
+        on_d = trace.replayer(program, VALUES, recorded, found)
+        on_after = trace.replayer(program, removed, recorded, found)
+        found_edges[program.__name__] = rescaled_tails.read(on_d, on_after, carriers, 1.0)
+    assert found_edges["clamped_mean"] == []
+    (edges,) = found_edges["unclamped_mean"]
+    assert len(edges.on_d) == 2 and all(lo < hi for lo, hi in edges.on_d + edges.on_d_prime)

@@ -34,6 +34,7 @@ from pdp_audit.audits.program import (
     exact_shifts,
     library_steps,
     paths,
+    rescaled_tails,
     rounded_steps,
     search,
     through,
@@ -543,20 +544,25 @@ def _read_exactly(
     more replays each, in one session for all) and the pair is judged anew on them -- the first judgement is
     discarded, not changed."""
     judged = [_judged(pair, drawn.recorded, drawn.probe, *claim) for pair, drawn in outcomes]
-    pending = [k for k, pair in enumerate(judged) if pair.upper is not None and _within_readings(pair.upper, claim[1])]
-    if not pending:
+    rounding = {k for k, pair in enumerate(judged) if pair.upper is not None and _within_readings(pair.upper, claim[1])}
+    tails = {k for k, pair in enumerate(judged) if any(isinstance(f, Rescaled) and f.asks for f in pair.findings)}
+    if not rounding and not tails:
         return judged
     read = []
     with trace.Session(program) as session:
-        for k in pending:
+        for k in sorted(rounding | tails):
             pair, drawn = outcomes[k]
             exact = dataclasses.replace(pair.comparison, exact=dict(pair.comparison.exact))
             session.draws(drawn.seed)
-            exact_shifts.read(session, (data, pair.neighbour.data), drawn.recorded, drawn.probe, exact)
+            made = pair.neighbour.data
+            if k in rounding:
+                exact_shifts.read(session, (data, made), drawn.recorded, drawn.probe, exact)
+            if k in tails and exact.replayed is not None:
+                exact.tails = _tails_read(session, (data, made), drawn, exact.replayed, claim[0])
             read.append((k, exact))
     for k, exact in read:  # judged after the block: the composition imports
         pair, drawn = outcomes[k]
-        if exact.exact != pair.comparison.exact:
+        if exact.exact != pair.comparison.exact or exact.tails:
             judged[k] = _judged(_pair(pair.neighbour, exact, drawn), drawn.recorded, drawn.probe, *claim)
     return judged
 
@@ -566,6 +572,18 @@ def _within_readings(upper: accounting.Composed, delta: float) -> bool:
     it (:attr:`.accounting.Composed.rounding`), or a Gaussian one certified at the read μ but not at its proven
     top (:attr:`.accounting.Composed.read`)."""
     return upper.rounding or (upper.read is not None and upper.read <= delta < upper.high)
+
+
+def _tails_read(
+    session: trace.Session, datasets: tuple[Any, Any], drawn: DrawSet, other: trace.Run, epsilon: float
+) -> list[rescaled_tails.Edges]:
+    """The tail edges of the rescaled calls the release carries on the pair (D, D′ = ``datasets``), verified by
+    replay on D and on D′ with the draw set's draws (:func:`.rescaled_tails.read`)."""
+    data, made = datasets
+    carriers = rescaled_tails.carriers(drawn.recorded, other, drawn.probe)
+    on_d = trace.replayer(session, data, drawn.recorded, drawn.probe)
+    on_after = trace.replayer(session, made, drawn.recorded, drawn.probe)
+    return rescaled_tails.read(on_d, on_after, carriers, epsilon)
 
 
 def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon: float, delta: float) -> PairResult:
@@ -578,7 +596,7 @@ def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon
     if c.fault is not None:  # not a witness for the black box (its sampler would raise): a finding to read
         result.findings = (Fault(c.fault),)
         return result
-    structural = _structural(c, recorded, found, delta == 0)
+    structural = _structural(c, recorded, found, epsilon, delta)
     carried, known, unaccounted = _steps(result, recorded, found, epsilon)
     upper = accounting.composed_delta(known, epsilon)
     same = carried == known  # the same steps composed once (an OpenDP law's lower steps are not among the known)
@@ -593,13 +611,16 @@ def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon
     return result
 
 
-def _structural(c: comparison.Comparison, recorded: trace.Run, found: trace.Probe, pure: bool) -> list[Finding]:
+def _structural(
+    c: comparison.Comparison, recorded: trace.Run, found: trace.Probe, epsilon: float, delta: float
+) -> list[Finding]:
     """The structure check's findings on a pair that replayed (module notes), in the order a report lists them."""
     out: list[Finding] = []
     if c.replayed is not None and c.replayed.rescaled:
         carried_calls = {found.elements[int(j)].call for j in found.carrier if j >= 0}
         moved = tuple(Rescale(i, str(a), str(b)) for i, a, b in c.replayed.rescaled)
-        out.append(Rescaled(moved, tuple(m.call for m in moved if m.call in carried_calls), pure))
+        carried = tuple(m.call for m in moved if m.call in carried_calls)
+        out.append(Rescaled(moved, carried, delta == 0, _tails_shown(c, found, epsilon)))
     if c.structure_differs:
         out.append(StructureDiffers())
     if c.free_differ:
@@ -613,6 +634,18 @@ def _structural(c: comparison.Comparison, recorded: trace.Run, found: trace.Prob
     if c.coefficient_changed:  # exact only where the call's own scale moved (Rescaled, above)
         out.append(CoefficientMoved(tuple(c.coefficient_changed)))
     return out
+
+
+def _tails_shown(c: comparison.Comparison, found: trace.Probe, epsilon: float) -> float:
+    """The largest lower bound on the release's δ(ε) of a rescaled call's tail partition verified by replay
+    (:mod:`.rescaled_tails`: its law's δ(ε) net of its slack), 0 where none is verified."""
+    shown = 0.0
+    for edges in c.tails:
+        call = found.elements[edges.element].call
+        step = rounded_steps.partitioned(edges.law, edges.scale, (edges.on_d, edges.on_d_prime), epsilon, call, "tail")
+        if step is not None:
+            shown = max(shown, accounting.composed_delta([step], epsilon).low)
+    return shown
 
 
 def _free(found: trace.Probe) -> str:

@@ -22,7 +22,7 @@ import math
 from typing import Any
 
 from pdp_audit.audits.program.analysis import Analysis, PairResult
-from pdp_audit.audits.program.findings import Unshifted, rank
+from pdp_audit.audits.program.findings import Rescaled, Unshifted, rank
 from pdp_audit.audits.program.isolated import Isolated, line
 from pdp_audit.audits.program.recorder import NOT_RECORDED, REPEATED
 from pdp_audit.audits.program.sources import UNREPLAYABLE, named
@@ -142,9 +142,12 @@ def _structure(analysis: Analysis) -> Evidence:
     why = " A finding for the black box to confirm."
     if exact:
         pair, finding = exact[0]
+        tails = finding.tails if isinstance(finding, Rescaled) else 0.0  # the one exact structural finding
         why = (
             " A pure claim is refuted exactly: released noise of a location family whose scale differs between D "
-            f"and D′ has an unbounded privacy-loss ratio ({pair.neighbour.name}: {pair.scale_moves[0]})."
+            f"and D′ has an unbounded privacy-loss ratio in its tails, and the release carries them: an event there, "
+            f"verified by replay on D and on D′, gives δ(ε) ≥ {tails:.4g} > 0 "
+            f"({pair.neighbour.name}: {pair.scale_moves[0]})."
         )
     divergence = first.comparison.divergence
     return Evidence(

@@ -8,12 +8,13 @@ the :class:`~pdp_audit.audits.program.analysis.PairResult`'s that holds it) and 
 * ``exact``: whether it refutes the claim on its own.  Two findings do: a composition of the noise the release
   carries whose δ(ε) is above the claim's (:class:`CarriedAbove`: the release's δ(ε) is at least its composition's
   by the data-processing inequality read backwards), and, for a pure claim, released noise of a location family whose
-  scale differs between D and D′ (:class:`Rescaled` where the release carries the rescaled call): two Laplace (or
-  Gaussian) laws of different scales have an unbounded log-likelihood ratio in their tails.  A coefficient that moves
-  without its call's scale (:class:`CoefficientMoved`) is not exact: a post-processing whose pieces have other
-  slopes moves a coefficient alike.  Every other finding needs the black box's confirmation on fresh releases (a
-  sparse vector diverges legitimately; a noise-free coordinate may differ with probability below δ), or leaves the
-  claim undecided (noise the audit cannot account for);
+  scale differs between D and D′ (:class:`Rescaled` where the release carries the rescaled call's tails, an event
+  there verified by replay on D and on D′, :mod:`.rescaled_tails`): two Laplace (or Gaussian) laws of different
+  scales have an unbounded log-likelihood ratio in their tails -- which a clamp after the noise removes.  A
+  coefficient that moves without its call's scale (:class:`CoefficientMoved`) is not exact: a post-processing whose
+  pieces have other slopes moves a coefficient alike.  Every other finding needs the black box's confirmation on
+  fresh releases (a sparse vector diverges legitimately; a noise-free coordinate may differ with probability below
+  δ), or leaves the claim undecided (noise the audit cannot account for);
 * ``confirmable``: whether the black box can run on the pair (not where the program raises on D′);
 * ``line``: what a report shows, derived from the record.
 
@@ -109,25 +110,40 @@ class Rescale:
 @dataclass(frozen=True)
 class Rescaled(Finding):
     """Calls whose noise scale differs between D and D′ (the scale is read from the data); ``carried``: those whose
-    noise the release carries.  Exact for a pure claim (``pure``) where the release carries one: Lap(b) against
-    Lap(b′ ≠ b) has log-likelihood ratio |x|(1/b − 1/b′) + log(b′/b), unbounded in x."""
+    noise a release coordinate carries affinely at the recorded draws; ``tails``: the largest lower bound on the
+    release's δ(ε) of a carried call's tail partition verified by replay (:mod:`.rescaled_tails`; 0: none shown).
+    Lap(b) against Lap(b′ ≠ b) has log-likelihood ratio |x|(1/b − 1/b′) + log(b′/b), unbounded in x -- but the
+    release carries it only where it carries the tails: a clamp after the noise (``clip(mean + η, 0, 1)``) folds
+    them into point masses whose loss is bounded.  Exact for a pure claim (``pure``) only where the verified tail
+    partition's δ(ε) is above 0: that partition is a post-processing of the release; else a finding for the black
+    box to confirm."""
 
     kind: ClassVar[str] = "rescaled"
     calls: tuple[Rescale, ...]
     carried: tuple[int, ...]
     pure: bool
+    tails: float = 0.0
 
     @property
     def exact(self) -> bool:
-        return self.pure and bool(self.carried)
+        return self.pure and bool(self.carried) and self.tails > 0
+
+    @property
+    def asks(self) -> bool:
+        """Whether the carried calls' tails are to be read (:mod:`.rescaled_tails`): a pure claim, a carried call,
+        none shown yet."""
+        return self.pure and bool(self.carried) and not self.tails > 0
 
     @property
     def line(self) -> str:
         first = self.calls[0]
-        return (
+        said = (
             f"the scale of a call depends on the data (call {first.call}: recorded {first.on_d}, on D′ "
             f"{first.on_d_prime})"
         )
+        if self.pure and self.carried and not self.exact:
+            said += "; its tails are not shown released as drawn (a clamp may end them): not exact"
+        return said
 
     @property
     def moves(self) -> list[str]:

@@ -570,8 +570,8 @@ def tail_edges(
         ks = ks[ks * side > 0]
         if ks.size == 0:
             continue
-        p = _side_masses(law, scale, side * (e0 + ks * width))
-        q = _side_masses(law, scale, side * (e0_after + ks * width_after))
+        p = side_masses(law, scale, side * (e0 + ks * width))
+        q = side_masses(law, scale, side * (e0_after + ks * width_after))
         bound = math.exp(min(epsilon, 700.0))
         gain = np.maximum(q - bound * p, p - bound * q)
         if gain.max() > 0:
@@ -579,7 +579,7 @@ def tail_edges(
     return out
 
 
-def _side_masses(law: str, scale: float, x: np.ndarray) -> np.ndarray:
+def side_masses(law: str, scale: float, x: np.ndarray) -> np.ndarray:
     """P[η > x] under the law, for each x (symmetric: for the lower tail, called with −e); a prediction only."""
     z = np.abs(x) / scale
     upper = 0.5 * np.exp(-z) if law == "laplace" else ndtr(-z)

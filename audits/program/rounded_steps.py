@@ -61,8 +61,17 @@ def _partitioned(reading: Reading, chosen, epsilon: float, call: int, label: str
     on both sides."""
     L = reading.landing
     edges = tuple(reading.edges[g] for g in chosen)
-    p, tau_p = _masses(L.law, L.scale, edges)
-    q, tau_q = _masses(L.law, L.scale, tuple(reading.edges_after[g] for g in chosen))
+    return partitioned(L.law, L.scale, (edges, tuple(reading.edges_after[g] for g in chosen)), epsilon, call, label)
+
+
+def partitioned(
+    law: str, scale: float, edges: tuple[Edges, Edges], epsilon: float, call: int, label: str
+) -> Discrete | None:
+    """The Discrete step of the partition of the element's noise (law ``law``, scale ``scale``) by ``edges`` -- each
+    a bracket, in increasing order, on D and on D′ -- its slack (1 + e^ε)·τ (module notes); None where no group has
+    mass on both sides."""
+    p, tau_p = _masses(law, scale, edges[0])
+    q, tau_q = _masses(law, scale, edges[1])
     keep = [g for g in range(len(p)) if p[g] > 0 and q[g] > 0]
     if not keep:  # no group of mass on both sides: merged whole, one group of mass 1 each, a step of no loss
         return None
@@ -84,6 +93,9 @@ def upper_step(reading: Reading, call: int, label: str) -> Step | None:
     bound = float(np.nextafter(max(abs(reading.low), abs(reading.high)) / L.scale, math.inf))
     return SHIFTED[L.law](call=call, label=label, mu=bound)
 
+
+#: A partition's edges on one side: each a bracket of the noise, in increasing order.
+Edges = tuple[tuple[float, float], ...]
 
 #: The element's step, by its law.
 SHIFTED: dict[str, type[Laplace] | type[Gaussian]] = {"laplace": Laplace, "gaussian": Gaussian}
