@@ -12,7 +12,6 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from pdp_audit.reports.pdf import render_pdf
 from pdp_audit.reports.records import Page, Run
 
 
@@ -64,5 +63,8 @@ def report_pages(record: BlackBoxReport) -> tuple[Page, ...]:
 def render_blackbox_pdf(record: BlackBoxReport, path: str | Path) -> None:
     """Render the black-box report to ``path`` (not atomically: callers write through
     :func:`pdp_audit.reports.publish.write_together`)."""
+    # deferred: loads matplotlib; the record is built by every black-box run, most of them drawing no PDF
+    from pdp_audit.reports.pdf import render_pdf
+
     run = dataclasses.replace(record.run, pages=(*record.run.pages, *report_pages(record)))
     render_pdf(run, path)
