@@ -205,3 +205,22 @@ def test_diffprivlibs_mean_without_bounds_is_refuted_on_a_finite_outlier():
     confirm = next(c for c in run.checks if c.id == "program-confirm")
     assert run.exit_code == 1 and confirm.pvalue is not None and confirm.pvalue <= ALPHA, _summary(run)
     assert "outlier" in confirm.details["witness"], _summary(run)
+
+
+@_needs("opendp")
+@pytest.mark.parametrize(("scale", "certified"), [(1.0, False), (2.0, True)])
+def test_an_opendp_chain_built_before_the_program_is_accounted_by_its_map_over_strings(scale, certified):
+    """A chain built before the recording (at a module's import) is recorded as it is called, on the vector of
+    strings: its privacy map is read at the symmetric distance the two vectors are apart (2 for a review moved to
+    another product).  Seen failing before (:func:`.library_steps.dataset_distance`): "its argument cannot be
+    compared", the steps' pure ε read as 0, the twin inconclusive."""
+    measurement = s._product_counts(scale / s.EPSILON)
+
+    def counts(data, rng):
+        return measurement(data["product"].astype(str).tolist())
+
+    options = {**REPLACE_ONE, "bounds": {"product": list(s.PRODUCTS)}, "trials": 100, "law": "ideal"}
+    run = _audit(counts, s.PRODUCT_REVIEWS, options)
+    composition = next(c for c in run.checks if c.id == "program-composition")
+    assert f"pure ε of the steps {2.0 / scale:g}" in composition.note, _summary(run)
+    assert (run.verdict == "pass" and run.exit_code == 0) == certified, _summary(run)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from fractions import Fraction
 from typing import Any
 
@@ -110,6 +111,9 @@ def opendp_map_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | No
     proven bound, an upper step only (its measurement's δ(ε) may be far below it: a refutation needs
     :func:`opendp_law_step`)."""
     label = f"opendp.Measurement ({call.parameters['input_metric']})"
+    counted = dataset_distance(call.details.get("input"), other.details.get("input"), call.parameters["input_metric"])
+    if counted is not None:
+        return _mapped(k, label, call, counted)
     try:
         before = np.asarray(call.details["input"], dtype=float)
         after = np.asarray(other.details["input"], dtype=float)
@@ -129,14 +133,46 @@ def opendp_map_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | No
         distance = _sqrt_up(sum((Fraction(d) ** 2 for d in difference.ravel().tolist()), Fraction(0)))
     else:
         return None, Unaccounted(k, label, "its argument moved under a metric not read here")
+    return _mapped(k, label, call, _typed(distance, metric))
+
+
+def _mapped(k: int, label: str, call: Any, distance: float | int) -> tuple[accounting.Step | None, Unaccounted | None]:
+    """The step of OpenDP measurement ``call`` whose argument moved by ``distance`` (> 0): its privacy map there."""
+    if distance == 0:
+        return None, None
     if not call.parameters["output_measure"].startswith("MaxDivergence") or not math.isfinite(distance):
         return None, Unaccounted(k, label, "its argument moved and its measure is not pure DP")
     try:
-        epsilon = float(call.details["measurement"].map(_typed(distance, metric)))
+        epsilon = float(call.details["measurement"].map(distance))
     except Exception as err:  # noqa: BLE001 - OpenDP refuses a distance its map cannot take: unexplained
         why = f"its privacy map refused the distance {distance:.6g} ({type(err).__name__})"
         return None, Unaccounted(k, label, why)
     return accounting.Declared(call=k, label=label, epsilon=epsilon), None
+
+
+#: OpenDP's dataset metrics read here, over a vector (a list) of any hashable records: the symmetric distance
+#: (records added or removed, as multisets) and the change-one distance (records changed, between datasets of one size).
+DATASET_METRICS = ("SymmetricDistance", "ChangeOneDistance")
+
+
+def dataset_distance(before: Any, after: Any, metric: str) -> int | None:
+    """The distance between two datasets an OpenDP measurement was applied to, under its dataset ``metric``: the
+    symmetric distance Σ_v |#_D(v) − #_D′(v)| of the two multisets (OpenDP's ``SymmetricDistance``), or, between
+    datasets of one size, half of it (``ChangeOneDistance``: each changed record leaves one value and joins another);
+    None where the metric is not one of :data:`DATASET_METRICS` or an argument is not a list (a numeric argument is
+    read by its metric's own distance).  Records are counted as Python compares them: two NaNs are two values, which
+    can only overstate the distance, and the privacy map is monotone in it -- so the step stays an upper bound."""
+    if not metric.startswith(DATASET_METRICS) or not isinstance(before, list) or not isinstance(after, list):
+        return None
+    try:
+        moved = Counter(before)
+        moved.subtract(Counter(after))
+    except TypeError:  # an unhashable record: not read here
+        return None
+    symmetric = sum(abs(v) for v in moved.values())
+    if metric.startswith("ChangeOneDistance"):
+        return symmetric // 2 if len(before) == len(after) else None
+    return symmetric
 
 
 def _typed(distance: float, metric: str) -> float | int:
