@@ -46,7 +46,7 @@ def composed_ends(intervals: Iterable[Interval]) -> tuple[float, float]:
             unbounded = True
         else:
             high += b * b
-    return _root_down(low), math.inf if unbounded else _root_up(high)
+    return _root_down(low), math.inf if unbounded else root_up(high)
 
 
 def _root_down(square: Fraction) -> float:
@@ -59,7 +59,7 @@ def _root_down(square: Fraction) -> float:
     return root
 
 
-def _root_up(square: Fraction) -> float:
+def root_up(square: Fraction) -> float:
     """The smallest double whose square is at least ``square`` (∞ beyond the doubles)."""
     try:
         root = math.sqrt(float(square))

@@ -19,6 +19,7 @@ import numpy as np
 
 from pdp_audit.audits.program import accounting
 from pdp_audit.audits.program.findings import Unaccounted
+from pdp_audit.audits.program.gaussian_bounds import root_up
 
 #: diffprivlib's mechanisms that add continuous float noise (accounted by their declared budget where no exact law is
 #: read here): porous as numpy's float samplers are (issue 60).  Its integer and index mechanisms (Geometric*,
@@ -130,7 +131,7 @@ def opendp_map_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | No
     elif metric.startswith(("AbsoluteDistance", "L1Distance")):  # the exact distance, rounded up: the map is monotone
         distance = _up(exact_distance(before, after))
     elif metric.startswith("L2Distance"):
-        distance = _sqrt_up(sum((Fraction(d) ** 2 for d in difference.ravel().tolist()), Fraction(0)))
+        distance = root_up(sum((Fraction(d) ** 2 for d in difference.ravel().tolist()), Fraction(0)))
     else:
         return None, Unaccounted(k, label, "its argument moved under a metric not read here")
     return _mapped(k, label, call, _typed(distance, metric))
@@ -181,17 +182,6 @@ def _typed(distance: float, metric: str) -> float | int:
     the distance itself."""
     integer = re.search(r"\((?:i|u)(?:8|16|32|64|128|size)\)", metric) is not None
     return math.ceil(distance) if integer else distance
-
-
-def _sqrt_up(square: Fraction) -> float:
-    """The smallest double whose square is at least ``square`` (from the float root, stepped up)."""
-    try:
-        root = math.sqrt(float(square))
-    except OverflowError:
-        return math.inf
-    while math.isfinite(root) and Fraction(root) ** 2 < square:
-        root = math.nextafter(root, math.inf)
-    return root
 
 
 def opendp_law_step(k: int, index: int, call: Any, shift: float, error: float = 0.0) -> accounting.Step | None:
