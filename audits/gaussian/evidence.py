@@ -562,5 +562,7 @@ def _median_individual(mechanism, s: GaussianSetup, clipped, config: GaussianAud
     """The typical individual's row index, its pair (removed from D), its ε_i at the claimed δ and its sensitivity."""
     rows, sens = s.rows, s.sensitivities
     index = int(s.sensitivity_order[len(sens) // 2])
-    eps_i = g.analytic_epsilon(config.delta, mechanism.sigma, sens[index])
+    # the float inversion can sit an ulp below the root: the smallest double with δ(ε_i) ≤ δ proven is claimed
+    guess = g.analytic_epsilon(config.delta, mechanism.sigma, sens[index])
+    eps_i = gaussian_exact.epsilon_upper(config.delta, mechanism.sigma, guess, sens[index])
     return index, mechanism.pair(rows, rows[index], "remove", clipped), eps_i, sens[index]
