@@ -23,6 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from pdp_audit.mechanisms import gaussian_exact
 from pdp_audit.mechanisms.base import (
     RegisteredMechanism,
     World,
@@ -178,7 +179,9 @@ def analytic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> fl
         ) from None
     from scipy import optimize
 
-    return sensitivity * optimize.brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    guess = sensitivity * optimize.brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    # the float root can sit an ulp below the calibration: the smallest σ with δ(ε) ≤ δ proven is returned
+    return gaussian_exact.sigma_upper(epsilon, delta, guess, sensitivity)
 
 
 # --------------------------------------------------------------------------------------------

@@ -97,6 +97,27 @@ def epsilon_upper(delta: float, sigma: float, guess: float, sensitivity: float =
     return _double(above)
 
 
+def sigma_upper(epsilon: float, delta: float, guess: float, sensitivity: float = 1.0) -> float:
+    """A double σ with δ(ε) ≤ ``delta`` proven (:func:`delta_upper`) for the Gaussian mechanism of that σ, the
+    smallest such near ``guess`` (a float calibration, :func:`pdp_audit.mechanisms.gaussian.analytic_sigma`): δ(ε)
+    falls as σ grows, so the search is :func:`epsilon_upper`'s on σ.  *Sound for* what :func:`delta_upper` is."""
+
+    def holds(s: float) -> bool:
+        return delta_upper(epsilon, s, sensitivity) <= delta
+
+    above = below = _bits(guess)
+    step = 1
+    while not holds(_double(above)):
+        above, step = above + step, step * 2
+    step = 1
+    while below > 1 and holds(_double(below)):
+        below, step = max(1, below - step), step * 2
+    while above - below > 1:  # holds at ``above``; not at ``below`` (or ``below`` is the least positive double)
+        middle = (above + below) // 2
+        above, below = (middle, below) if holds(_double(middle)) else (above, middle)
+    return _double(above)
+
+
 def _bits(x: float) -> int:
     """The index of a non-negative double among them (its bit pattern as an integer)."""
     return struct.unpack("<q", struct.pack("<d", x))[0]

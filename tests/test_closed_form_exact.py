@@ -40,14 +40,15 @@ def test_a_closed_form_a_hair_above_the_claim_does_not_certify_it():
 
 
 def test_the_calibrated_gaussian_holds_by_its_exact_delta_where_the_float_form_says_otherwise():
-    """At the analytic calibration of (1, 1e-5), the float form gives δ(1) a hair above 1e-5 (it certified only by
-    the tolerance); evaluated with its error bound, δ(1) is below the claim, and ε(1e-5) at most 1."""
-    assert g.analytic_delta(1.0, CALIBRATED) > 1e-5  # the float form's rounding, 1e-14 of δ
+    """The analytic calibration of (1, 1e-5) is the smallest σ whose δ(1) is proven ≤ 1e-5 (the float root, a double
+    below, gave δ(1) a hair above: it certified only by the old tolerance); ε(1e-5) at most 1 there."""
+    below = math.nextafter(CALIBRATED, 0.0)  # the float root brentq gives: its float form a hair above 1e-5
+    assert g.analytic_delta(1.0, below) > 1e-5 and gaussian_exact.delta_upper(1.0, below) > 1e-5  # σ is the least
     low, high = gaussian_exact.delta_bounds(gaussian_exact.shift_up(CALIBRATED, 1.0), 1.0)
     assert low <= high == gaussian_exact.delta_upper(1.0, CALIBRATED) <= 1e-5
     assert high - low <= 4 * 2.0**-52 * high
     guess = g.analytic_epsilon(1e-5, CALIBRATED)
-    assert guess > 1.0 >= gaussian_exact.epsilon_upper(1e-5, CALIBRATED, guess)
+    assert gaussian_exact.epsilon_upper(1e-5, CALIBRATED, guess) <= 1.0
 
 
 def test_epsilon_upper_is_the_smallest_double_that_holds():
