@@ -84,17 +84,7 @@ def epsilon_upper(delta: float, sigma: float, guess: float, sensitivity: float =
 
     if holds(0.0):
         return 0.0
-    above = below = _bits(max(guess, 0.0))
-    step = 1
-    while not holds(_double(above)):
-        above, step = above + step, step * 2
-    step = 1
-    while below > 0 and holds(_double(below)):
-        below, step = max(0, below - step), step * 2
-    while above - below > 1:  # holds at ``above``, not at ``below``
-        middle = (above + below) // 2
-        above, below = (middle, below) if holds(_double(middle)) else (above, middle)
-    return _double(above)
+    return _least_holding(holds, max(guess, 0.0), 0)
 
 
 def sigma_upper(epsilon: float, delta: float, guess: float, sensitivity: float = 1.0) -> float:
@@ -105,14 +95,21 @@ def sigma_upper(epsilon: float, delta: float, guess: float, sensitivity: float =
     def holds(s: float) -> bool:
         return delta_upper(epsilon, s, sensitivity) <= delta
 
+    return _least_holding(holds, guess, 1)
+
+
+def _least_holding(holds, guess: float, floor: int) -> float:
+    """The least double ≥ the one of bit index ``floor`` at which ``holds`` (monotone: false, then true) is true,
+    found near ``guess``: stepping up from it in doubling numbers of ulps until it holds, down until it does not
+    (or ``floor``), then bisecting on the doubles' bit patterns (ordered as the non-negative doubles are)."""
     above = below = _bits(guess)
     step = 1
     while not holds(_double(above)):
         above, step = above + step, step * 2
     step = 1
-    while below > 1 and holds(_double(below)):
-        below, step = max(1, below - step), step * 2
-    while above - below > 1:  # holds at ``above``; not at ``below`` (or ``below`` is the least positive double)
+    while below > floor and holds(_double(below)):
+        below, step = max(floor, below - step), step * 2
+    while above - below > 1:  # holds at ``above``; not at ``below`` (or ``below`` is ``floor``)
         middle = (above + below) // 2
         above, below = (middle, below) if holds(_double(middle)) else (above, middle)
     return _double(above)
