@@ -12,6 +12,8 @@ A page holds a marker ``<!-- generated: NAME -->`` and this hook replaces it wit
 * ``changelog``: CHANGELOG.md, its links into ``docs/`` made relative;
 * ``blackbox-peers``, ``blackbox-peers-cli``: the tables ``benchmarks/blackbox_peers.py --markdown
   benchmarks/blackbox_peers.md`` (and ``--cli --markdown benchmarks/blackbox_peers_cli.md``) wrote;
+* ``dp-recorder-peers``: the table ``benchmarks/dp_recorder_peers.py --markdown benchmarks/dp_recorder_peers.md``
+  wrote;
 * ``certify-defaults``: the table ``benchmarks/certify_defaults.py --markdown benchmarks/certify_defaults.md``
   wrote (a benchmark run's output, committed with the code it measured).
 
@@ -195,6 +197,7 @@ GENERATORS = {
     "certify-defaults": benchmark_markdown("certify_defaults"),
     "blackbox-peers": benchmark_markdown("blackbox_peers"),
     "blackbox-peers-cli": benchmark_markdown("blackbox_peers_cli"),
+    "dp-recorder-peers": benchmark_markdown("dp_recorder_peers"),
 }
 
 
