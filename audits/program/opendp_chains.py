@@ -19,6 +19,7 @@ recording, or by another combinator) is recorded as it is called.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import math
 import weakref
 from dataclasses import dataclass
@@ -55,7 +56,10 @@ class Chains:
 def noted(chains: Chains) -> Iterator[None]:
     """Inside the block, OpenDP's public ``make_chain_mt`` (which ``Transformation.__rshift__`` calls by its module
     name) notes in ``chains`` the parts of each chain it makes; restored on leaving."""
-    from opendp import combinators  # deferred: OpenDP is optional (the ``libraries`` extra)
+    try:  # OpenDP is optional (the ``libraries`` extra), and before 0.6 it named the module ``opendp.comb``
+        combinators: Any = importlib.import_module("opendp.combinators")
+    except ImportError:
+        combinators = importlib.import_module("opendp.comb")
 
     original: Callable = combinators.make_chain_mt
 

@@ -526,7 +526,7 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
         if parts is not None:  # a chain m ∘ t: recorded as m applied to t's output (:mod:`.opendp_chains`)
             with tape.inside():
                 measured, arg = parts.measurement, parts.transformation(whole)
-        parameters = {"input_metric": str(measured.input_metric), "output_measure": str(measured.output_measure)}
+        parameters = {name: _opendp_named(measured, name) for name in ("input_metric", "output_measure")}
         entry = laws.get(id(measured))
         law = entry[1] if entry is not None and entry[0]() is measured else None
         if law is not None:
@@ -579,7 +579,11 @@ def _opendp_constructors(laws: dict[int, tuple[Any, dict]]) -> Iterator[None]:
     restored on leaving."""
     import weakref
 
-    from opendp import measurements
+    try:
+        from opendp import measurements
+    except ImportError:  # OpenDP before 0.6: ``opendp.meas``, whose constructors have other names and laws
+        yield
+        return
 
     originals = {name: getattr(measurements, name) for name in OPENDP_LAWS if hasattr(measurements, name)}
 
@@ -602,6 +606,12 @@ def _opendp_constructors(laws: dict[int, tuple[Any, dict]]) -> Iterator[None]:
     finally:
         for name, original in originals.items():
             setattr(measurements, name, original)
+
+
+def _opendp_named(measurement: Any, name: str) -> str:
+    """OpenDP's name of ``measurement``'s ``input_metric`` or ``output_measure``; "unknown" where OpenDP (before
+    0.7) gives a measurement neither -- its map is then not read, and its steps stay unaccounted."""
+    return str(getattr(measurement, name, "unknown"))
 
 
 def _opendp_law(name: str, measurement: Any, original: Callable, args: tuple, kwargs: dict) -> dict | None:
