@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import pdp_audit
-from pdp_audit.audits.program import analysis, comparison, decision, rescaled_tails, trace
+from pdp_audit.audits.program import analysis, carried_events, comparison, decision, trace
 
 ALPHA = 1e-6
 TRIALS = 500
@@ -177,10 +177,10 @@ def unclamped_mean(data, rng):
 NAMED = {"bounds": (0, 1), "search": "named", "draw_sets": 1}
 
 
-def _decided(program):
+def _decided(program, relation="add-remove", claim=(1.0, 0.0)):
     """The exact checks (record, structure, composition) of the named neighbours, one draw set, no black box."""
-    found = analysis.analyse(program, VALUES, "add-remove", (0.0, 1.0), (1.0, 0.0), 0, draw_sets=1)
-    return {e.spec.id: e for e in decision.decide(found, (1.0, 0.0), "ideal", [])}
+    found = analysis.analyse(program, VALUES, relation, (0.0, 1.0), claim, 0, draw_sets=1)
+    return {e.spec.id: e for e in decision.decide(found, claim, "ideal", [])}
 
 
 @pytest.mark.parametrize("program", [clamped_mean, clamped_mean_by_min_max], ids=["np.clip", "min-max"])
@@ -211,18 +211,57 @@ def test_a_scale_from_the_data_whose_tails_the_release_carries_is_refuted_exactl
 
 
 def test_the_tail_edges_are_read_where_the_release_carries_them_and_not_past_a_clamp():
-    """:func:`.rescaled_tails.read` on one pair: two edges verified for the unclamped mean, none past the clamp."""
+    """:func:`.carried_events.events` on one pair: an edge verified in the tails for the unclamped mean, none past the
+    clamp (at 1, 1.6 scales above the recorded draw's value)."""
     removed = VALUES[1:]
     found_edges = {}
     for program in (clamped_mean, unclamped_mean):
         recorded = trace.record(program, VALUES)
         found = trace.probe(program, VALUES, recorded, 0)
         other = trace.replay(program, removed, recorded.calls)
-        carriers = rescaled_tails.carriers(recorded, other, found)
+        carriers = carried_events.carriers(recorded, other, found)
         assert [c.element for c in carriers] == [0]  # affine at the recorded draw, clamp or not
         on_d = trace.replayer(program, VALUES, recorded, found)
         on_after = trace.replayer(program, removed, recorded, found)
-        found_edges[program.__name__] = rescaled_tails.read(on_d, on_after, carriers, 1.0)
+        found_edges[program.__name__] = carried_events.events(on_d, on_after, carriers, {0: 1.0})
     assert found_edges["clamped_mean"] == []
     (edges,) = found_edges["unclamped_mean"]
-    assert len(edges.on_d) == 2 and all(lo < hi for lo, hi in edges.on_d + edges.on_d_prime)
+    assert edges.on_d and all(lo < hi for lo, hi in edges.on_d + edges.on_d_prime)
+    assert all(abs(lo) > 0.5 for lo, _ in edges.on_d)  # past the clamp's ends: 1 − 0.5 and 0 − 0.5 in the noise
+
+
+GAUSSIAN_CLAIM = (1.0, 1e-5)
+
+
+def clamped_gaussian_mean(data, rng):
+    """A mean of 8 values in [0, 1] (replace-one: its sensitivity 1/8) with Gaussian noise of σ = 0.4347, clamped to
+    [0, 1]: unclamped, δ(1) = 3.0e-5 > 1e-5 (μ = 0.2876); clamped, δ(1) = 0 on replacing the record 0 by 1 (mpmath:
+    its loss is at most 0.51 there) -- the event that decides the unclamped law lies past the clamp."""
+    return float(np.clip(_clipped(data).mean() + rng.normal(0.0, 0.4347), 0.0, 1.0))
+
+
+def unclamped_gaussian_mean(data, rng):
+    """Bug: the same, unclamped: δ(1) = 3.0e-5 > 1e-5."""
+    return float(_clipped(data).mean() + rng.normal(0.0, 0.4347))
+
+
+def clamped_gaussian_mean_small_noise(data, rng):
+    """Bug: clamped around noise of σ = 0.05 (μ = 2.5): the event that decides lies inside [0, 1]."""
+    return float(np.clip(_clipped(data).mean() + rng.normal(0.0, 0.05), 0.0, 1.0))
+
+
+def test_a_clamp_past_the_event_that_decides_is_not_refuted_by_composition():
+    """Seen failing on main (5416298): "Refuted by composition ... δ(ε = 1) ≥ 3.003e-05 > δ = 1e-05" on a pair
+    whose δ(1) is 0."""
+    composition = _decided(clamped_gaussian_mean, "replace-one", GAUSSIAN_CLAIM)["program-composition"]
+    assert composition.verdict != "fail", composition.note
+
+
+@pytest.mark.parametrize(
+    "program", [unclamped_gaussian_mean, clamped_gaussian_mean_small_noise], ids=["no clamp", "clamped, σ = 0.05"]
+)
+def test_a_composition_the_release_carries_is_still_refuted(program):
+    """Where the release carries the noise over its range (no clamp, or a clamp far past it), the composition still
+    refutes the claim exactly."""
+    composition = _decided(program, "replace-one", GAUSSIAN_CLAIM)["program-composition"]
+    assert composition.verdict == "fail", composition.note

@@ -30,11 +30,12 @@ import numpy as np
 
 from pdp_audit.audits.program import (
     accounting,
+    carried_events,
+    carried_steps,
     comparison,
     exact_shifts,
     library_steps,
     paths,
-    rescaled_tails,
     rounded_steps,
     search,
     through,
@@ -80,6 +81,9 @@ class PairResult:
     steps: list[accounting.Step] = field(default_factory=list)
     #: the steps of the noise the release carries (the lower composition's)
     carried: list[accounting.Step] = field(default_factory=list)
+    #: the elements whose lower step is composed but not yet shown carried where the lower composition exceeds the
+    #: claim (:mod:`.carried_events`: their ranges are read, and the pair judged anew)
+    unshown: tuple[int, ...] = ()
     #: the draw set the pair was replayed on (0: the first), its record on D and its probe
     draw_set: int = 0
     recorded: trace.Run | None = field(default=None, repr=False)
@@ -241,9 +245,9 @@ def _steps(
         within = exact_shifts.mu_interval(c, j, shift, scale) if math.isfinite(mu) else None
         step = SHIFTED[element.law](call=element.call, label=label, mu=mu, within=within)
         known.append(step)
-        if source == "release":
-            carried.append(step)
+        carried += carried_steps.shown(c, (found, j, source), step, epsilon)  # where the release carries it
     known += exact_shifts.unmoved(c, found, SHIFTED)
+    carried += carried_steps.tail_steps(c, recorded, found, epsilon)  # a rescaled call's verified partition
     if c.replayed is not None:
         budgets, problems = library_steps.call_steps(recorded.calls, c.replayed.calls)
         known += budgets
@@ -541,28 +545,26 @@ def _read_exactly(
 ) -> list[PairResult]:
     """Each pair judged (:func:`_judged`) on its draw set; where its pure composition lies within the rounding of its
     readings (:attr:`.accounting.Composed.rounding`), its shifts are read exactly (:func:`.exact_shifts.read`: two
-    more replays each, in one session for all) and the pair is judged anew on them -- the first judgement is
-    discarded, not changed."""
+    more replays each, in one session for all), and where a rescaled call is carried, its tail edges
+    (:mod:`.carried_events`); then, where the lower composition exceeds the claim on steps not yet shown carried,
+    their ranges (:func:`.carried_steps.ranges_read`).  After each reading the pair is judged anew -- the earlier
+    judgement is discarded, not changed."""
     judged = [_judged(pair, drawn.recorded, drawn.probe, *claim) for pair, drawn in outcomes]
-    rounding = {k for k, pair in enumerate(judged) if pair.upper is not None and _within_readings(pair.upper, claim[1])}
-    tails = {k for k, pair in enumerate(judged) if any(isinstance(f, Rescaled) and f.asks for f in pair.findings)}
-    if not rounding and not tails:
-        return judged
-    read = []
-    with trace.Session(program) as session:
-        for k in sorted(rounding | tails):
-            pair, drawn = outcomes[k]
-            exact = dataclasses.replace(pair.comparison, exact=dict(pair.comparison.exact))
-            session.draws(drawn.seed)
-            made = pair.neighbour.data
-            if k in rounding:
-                exact_shifts.read(session, (data, made), drawn.recorded, drawn.probe, exact)
-            if k in tails and exact.replayed is not None:
-                exact.tails = _tails_read(session, (data, made), drawn, exact.replayed, claim[0])
-            read.append((k, exact))
-    for k, exact in read:  # judged after the block: the composition imports
-        pair, drawn = outcomes[k]
-        if exact.exact != pair.comparison.exact or exact.tails:
+    for stage in ("shifts", "ranges"):
+        wanted = {k: _wanted(pair, stage, claim[1]) for k, pair in enumerate(judged)}
+        wanted = {k: asked for k, asked in wanted.items() if asked}
+        if not wanted:
+            continue
+        read = []
+        with trace.Session(program) as session:
+            for k, asked in sorted(wanted.items()):
+                pair, drawn = judged[k], outcomes[k][1]
+                exact = dataclasses.replace(pair.comparison, exact=dict(pair.comparison.exact))
+                session.draws(drawn.seed)
+                _read_pair(session, (data, pair.neighbour.data), drawn, (pair, exact, asked), claim)
+                read.append((k, exact))
+        for k, exact in read:  # judged after the block: the composition imports
+            pair, drawn = judged[k], outcomes[k][1]
             judged[k] = _judged(_pair(pair.neighbour, exact, drawn), drawn.recorded, drawn.probe, *claim)
     return judged
 
@@ -574,16 +576,38 @@ def _within_readings(upper: accounting.Composed, delta: float) -> bool:
     return upper.rounding or (upper.read is not None and upper.read <= delta < upper.high)
 
 
-def _tails_read(
-    session: trace.Session, datasets: tuple[Any, Any], drawn: DrawSet, other: trace.Run, epsilon: float
-) -> list[rescaled_tails.Edges]:
-    """The tail edges of the rescaled calls the release carries on the pair (D, D′ = ``datasets``), verified by
-    replay on D and on D′ with the draw set's draws (:func:`.rescaled_tails.read`)."""
+def _wanted(pair: PairResult, stage: str, delta: float) -> set[str]:
+    """What a judged pair asks to be read at ``stage`` (:func:`_read_exactly`)."""
+    if stage == "ranges":
+        return {"ranges"} if pair.unshown else set()
+    asked = {"rounding"} if pair.upper is not None and _within_readings(pair.upper, delta) else set()
+    if any(isinstance(f, Rescaled) and f.asks for f in pair.findings):
+        asked.add("tails")
+    return asked
+
+
+def _read_pair(
+    session: trace.Session, datasets: tuple[Any, Any], drawn: DrawSet, reading: tuple, claim: tuple[float, float]
+) -> None:
+    """``exact`` (a copy of ``pair``'s comparison, ``reading`` = (pair, exact, what is asked)) read on D and D′ =
+    ``datasets`` with the draw set's draws: its shifts exactly, its rescaled calls' tail edges, its carried steps'
+    ranges."""
+    pair, exact, asked = reading
     data, made = datasets
-    carriers = rescaled_tails.carriers(drawn.recorded, other, drawn.probe)
-    on_d = trace.replayer(session, data, drawn.recorded, drawn.probe)
-    on_after = trace.replayer(session, made, drawn.recorded, drawn.probe)
-    return rescaled_tails.read(on_d, on_after, carriers, epsilon)
+    if "rounding" in asked:
+        exact_shifts.read(session, (data, made), drawn.recorded, drawn.probe, exact)
+    if exact.replayed is None or not asked & {"tails", "ranges"}:
+        return
+    replayers = (
+        trace.replayer(session, data, drawn.recorded, drawn.probe),
+        trace.replayer(session, made, drawn.recorded, drawn.probe),
+    )
+    carriers = carried_events.carriers(drawn.recorded, exact.replayed, drawn.probe)
+    if "tails" in asked:
+        exact.tails = carried_steps.tails_read(replayers, carriers, claim[0])
+    if "ranges" in asked and pair.lower is not None:
+        chosen = [c for c in carriers if c.element in pair.unshown]
+        carried_steps.ranges_read(replayers, chosen, pair.lower.low, exact, claim)
 
 
 def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon: float, delta: float) -> PairResult:
@@ -602,7 +626,11 @@ def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon
     same = carried == known  # the same steps composed once (an OpenDP law's lower steps are not among the known)
     lower = (upper if same else accounting.composed_delta(carried, epsilon)) if carried else None
     composition: list[Finding] = list(unaccounted)
-    if lower is not None and accounting.exceeds(lower.low, delta):
+    above = lower is not None and accounting.exceeds(lower.low, delta)
+    unshown = carried_steps.unshown(c, found) if above else ()
+    result.unshown = unshown
+    if above and not unshown:
+        assert lower is not None
         composition.append(CarriedAbove(lower))
     elif upper.high > delta:
         composition.append(UpperAbove(upper))
@@ -620,7 +648,7 @@ def _structural(
         carried_calls = {found.elements[int(j)].call for j in found.carrier if j >= 0}
         moved = tuple(Rescale(i, str(a), str(b)) for i, a, b in c.replayed.rescaled)
         carried = tuple(m.call for m in moved if m.call in carried_calls)
-        out.append(Rescaled(moved, carried, delta == 0, _tails_shown(c, found, epsilon)))
+        out.append(Rescaled(moved, carried, delta == 0, carried_steps.tails_shown(c, found, epsilon)))
     if c.structure_differs:
         out.append(StructureDiffers())
     if c.free_differ:
@@ -634,18 +662,6 @@ def _structural(
     if c.coefficient_changed:  # exact only where the call's own scale moved (Rescaled, above)
         out.append(CoefficientMoved(tuple(c.coefficient_changed)))
     return out
-
-
-def _tails_shown(c: comparison.Comparison, found: trace.Probe, epsilon: float) -> float:
-    """The largest lower bound on the release's δ(ε) of a rescaled call's tail partition verified by replay
-    (:mod:`.rescaled_tails`: its law's δ(ε) net of its slack), 0 where none is verified."""
-    shown = 0.0
-    for edges in c.tails:
-        call = found.elements[edges.element].call
-        step = rounded_steps.partitioned(edges.law, edges.scale, (edges.on_d, edges.on_d_prime), epsilon, call, "tail")
-        if step is not None:
-            shown = max(shown, accounting.composed_delta([step], epsilon).low)
-    return shown
 
 
 def _free(found: trace.Probe) -> str:

@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import landing, rescaled_tails, trace
+from pdp_audit.audits.program import carried_events, landing, trace
 from pdp_audit.audits.program.recorder import Divergence
 from pdp_audit.audits.program.replay_bounds import response_bound, shift_bound
 from pdp_audit.audits.program.trace import Probe, ProgramFault, Run, Session, replay
@@ -68,9 +68,13 @@ class Comparison:
     #: per element, its shift in rationals where it is known exactly: the difference of the two locations a call
     #: shows, or the value the noise is added to read by a replay with the noise at 0 (:mod:`.exact_shifts`)
     exact: dict[int, Fraction] = field(default_factory=dict)
-    #: the tail edges of the rescaled calls the release carries, verified by replay on D and on D′
-    #: (:mod:`.rescaled_tails`: read under a pure claim only, by :func:`.analysis._read_exactly`)
-    tails: list[rescaled_tails.Edges] = field(default_factory=list)
+    #: the edges of the rescaled calls the release carries, verified by replay on D and on D′ (:mod:`.carried_events`,
+    #: read by :func:`.analysis._read_exactly`)
+    tails: list[carried_events.Edges] = field(default_factory=list)
+    #: per element read off the release, the mass outside its range verified by replay (:func:`.carried_events.ranges`;
+    #: None: not read -- its lower step is then not yet shown carried), and the edges verified where the range is not
+    ranges: dict[int, float] | None = None
+    events: dict[int, carried_events.Edges] = field(default_factory=dict)
 
 
 def compare(

@@ -9,7 +9,7 @@ the :class:`~pdp_audit.audits.program.analysis.PairResult`'s that holds it) and 
   carries whose δ(ε) is above the claim's (:class:`CarriedAbove`: the release's δ(ε) is at least its composition's
   by the data-processing inequality read backwards), and, for a pure claim, released noise of a location family whose
   scale differs between D and D′ (:class:`Rescaled` where the release carries the rescaled call's tails, an event
-  there verified by replay on D and on D′, :mod:`.rescaled_tails`): two Laplace (or Gaussian) laws of different
+  there verified by replay on D and on D′, :mod:`.carried_events`): two Laplace (or Gaussian) laws of different
   scales have an unbounded log-likelihood ratio in their tails -- which a clamp after the noise removes.  A
   coefficient that moves without its call's scale (:class:`CoefficientMoved`) is not exact: a post-processing whose
   pieces have other slopes moves a coefficient alike.  Every other finding needs the black box's confirmation on
@@ -111,7 +111,7 @@ class Rescale:
 class Rescaled(Finding):
     """Calls whose noise scale differs between D and D′ (the scale is read from the data); ``carried``: those whose
     noise a release coordinate carries affinely at the recorded draws; ``tails``: the largest lower bound on the
-    release's δ(ε) of a carried call's tail partition verified by replay (:mod:`.rescaled_tails`; 0: none shown).
+    release's δ(ε) of a carried call's tail partition verified by replay (:mod:`.carried_events`; 0: none shown).
     Lap(b) against Lap(b′ ≠ b) has log-likelihood ratio |x|(1/b − 1/b′) + log(b′/b), unbounded in x -- but the
     release carries it only where it carries the tails: a clamp after the noise (``clip(mean + η, 0, 1)``) folds
     them into point masses whose loss is bounded.  Exact for a pure claim (``pure``) only where the verified tail
@@ -129,10 +129,14 @@ class Rescaled(Finding):
         return self.pure and bool(self.carried) and self.tails > 0
 
     @property
+    def magnitude(self) -> float:
+        return self.tails
+
+    @property
     def asks(self) -> bool:
-        """Whether the carried calls' tails are to be read (:mod:`.rescaled_tails`): a pure claim, a carried call,
-        none shown yet."""
-        return self.pure and bool(self.carried) and not self.tails > 0
+        """Whether the carried calls' tails are to be read (:mod:`.carried_events`): a carried call, none shown yet
+        (under any claim: their partition is the call's lower step)."""
+        return bool(self.carried) and not self.tails > 0
 
     @property
     def line(self) -> str:

@@ -7,12 +7,13 @@ claim, the black box's confirmation, and what the certificate does not cover.  T
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pdp_audit.audits.program.accounting import Gaussian
+from pdp_audit.audits.program.accounting import Gaussian, Step
 from pdp_audit.audits.program.analysis import Analysis, PairResult
 from pdp_audit.audits.program.call_trace import (
     TRACE_ROWS,
@@ -249,18 +250,26 @@ def composition_table(analysis: Analysis, pair: PairResult, epsilon: float, delt
 
 def _step_rows(pair: PairResult) -> list[list[str]]:
     """The steps' rows, at most :data:`STEP_ROWS`: those the release carries first (the lower composition's), then
-    those known only as upper bounds."""
-    below = [s for s in pair.carried if not s.trivial and s not in pair.steps]
+    those known only as upper bounds.  A carried step that is a known step but for its slack (its range's outside,
+    :mod:`.carried_steps`) is that step, carried: one row; its slack is in the lower composition's row."""
+    carried = [_law(s) for s in pair.carried]
     known = [s for s in pair.steps if not s.trivial]
-    steps = [s for s in known if s in pair.carried] + below + [s for s in known if s not in pair.carried]
+    below = [s for s in pair.carried if not s.trivial and _law(s) not in [_law(k) for k in known]]
+    shown_known = [s for s in known if _law(s) in carried]
+    steps = shown_known + below + [s for s in known if _law(s) not in carried]
     rows = []
     for s in steps[:STEP_ROWS]:
         loss = f"μ = {number(s.mu)}" if isinstance(s, Gaussian) else f"ε = {number(s.pure_epsilon())}"
-        shown = "yes (bounds below only)" if s in below else "yes" if s in pair.carried else "no (bounded above only)"
+        shown = "yes (bounds below only)" if s in below else "yes" if s in shown_known else "no (bounded above only)"
         rows.append([s.what, s.law, loss, shown])
     if len(steps) > STEP_ROWS:
         rows.append([f"… {len(steps) - STEP_ROWS} more steps", "", "", ""])
     return rows
+
+
+def _law(step: Step) -> Step:
+    """The step without its slack: the law it composes."""
+    return dataclasses.replace(step, slack=0.0)
 
 
 def _composed_rows(pair: PairResult, epsilon: float) -> list[tuple[list[str], bool]]:
