@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import pdp_audit
+from pdp_audit.audits.program import analysis, decision, pages
 from pdp_audit.audits.program.accounting import gaussian_delta
 from pdp_audit.audits.program.call_trace import gaussian_allowance
 from pdp_audit.audits.program.pages import coordinate_names
@@ -308,3 +309,19 @@ def test_an_exact_refutations_page_shows_the_pair_whose_composition_refutes():
     assert abs(shown - stated) <= 1e-3 * stated, (marked, composition.note)  # the note's 4 digits, the table's 6
     (upper,) = [row for row in table.rows if row[0] == "composed, all steps (above)"]
     assert upper[3].startswith("not bounded above"), table.rows
+
+
+def clipped_too_wide(data, rng):
+    """Bug: a sum clipped to [0, 2] where the domain is [0, 1], its noise for [0, 1]; NaN passes the clip."""
+    return float(np.clip(data, 0.0, 2.0).sum() + rng.laplace(0.0, 1.0))
+
+
+def test_the_composition_names_the_witness_the_page_shows_and_states_its_bound():
+    """Where a finite outlier (δ(1) ≥ 0.39) and a record of NaN (δ(1) ≥ 1) both refute, the composition's witness and
+    bound are the pair page 1 shows (:meth:`.Analysis.worst`: the finite outlier), so the headline's δ(ε) is the
+    shown pair's (seen failing: the check named NaN, and the headline stated its δ(ε) ≥ 1 beside the outlier)."""
+    found = analysis.analyse(clipped_too_wide, VALUES, "add-remove", (0.0, 1.0), (1.0, 0.0), 0, draw_sets=1)
+    composition = decision.decide(found, (1.0, 0.0), "ideal", [])[2]
+    shown = pages.shown_pair(found)
+    assert composition.verdict == "fail" and shown is not None and shown.lower is not None
+    assert composition.details["witness"] == shown.neighbour.name and composition.estimate == shown.lower.low

@@ -168,9 +168,8 @@ def _structure(analysis: Analysis) -> Evidence:
 
 def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict, law: str) -> Evidence:
     spec = CHECKS["program-composition"]
-    refuted = [p for p in analysis.pairs if p.refuted]
-    if refuted:
-        return _refuted(analysis, refuted, epsilon, delta, details)
+    if any(p.refuted for p in analysis.pairs):
+        return _refuted(analysis, epsilon, delta, details)
     decided = [p for p in analysis.pairs if p.upper is not None]
     if not decided:
         return Evidence(
@@ -214,10 +213,12 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
     )
 
 
-def _refuted(analysis: Analysis, refuted: list[PairResult], epsilon: float, delta: float, details: dict) -> Evidence:
-    """The composition's failure on the pair whose carried noise gives the largest lower bound on δ(ε)."""
-    worst = max(refuted, key=lambda p: p.lower.low if p.lower is not None else 0.0)
-    assert worst.lower is not None
+def _refuted(analysis: Analysis, epsilon: float, delta: float, details: dict) -> Evidence:
+    """The composition's failure on the witness every part of the report names (:meth:`.Analysis.worst`: among the
+    pairs it refutes, a finite record before NaN or ±inf, then the largest lower bound on δ(ε)) -- each refutation is
+    exact, so any one proves the claim false; the headline states this pair's bound beside this pair."""
+    worst = analysis.worst()
+    assert worst is not None and worst.refuted and worst.lower is not None
     return Evidence(
         CHECKS["program-composition"],
         verdict="fail",
