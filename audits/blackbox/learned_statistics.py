@@ -10,15 +10,18 @@ computed from its scores on fresh releases is valid whatever it learned.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
-from sklearn.preprocessing import StandardScaler
 
 from pdp_audit.audits.blackbox.boosting import fit_trees
 from pdp_audit.audits.blackbox.trees import StepFunction, TreeEnsemble
 from pdp_audit.verify.estimators.attack import pooled_rank_attack
 from pdp_audit.verify.estimators.row_scores import linear_rows
+
+if TYPE_CHECKING:  # pragma: no cover
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
 
 #: Standardised releases are clipped to ±Z_MAX (never on the training split, where |z| ≤ √(n − 1) ≤ 1.5e4).
 Z_MAX = 2.0**20
@@ -193,6 +196,11 @@ def learn_statistic(train_d: np.ndarray, train_dp: np.ndarray, first_call: tuple
     """The logistic statistic learned on the training releases of D (label 1) and D' (label 0), and its training
     accuracy (NaN unless ``accuracy``: the event test reads none, and it costs scaling and scoring every training
     release again)."""
+    # deferred: scikit-learn (and the scipy.stats it imports) costs about 1.5 CPU s to import, and only a logistic
+    # statistic needs it: an event or tree statistic, a witness read or a program audit's start does not
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
     train = np.vstack([train_d, train_dp])
     atoms = Atoms.fit(train)
     standardise = Standardiser.fit(train if atoms is None else atoms(train)[0])

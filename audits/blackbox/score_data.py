@@ -168,9 +168,6 @@ def _check_logistic_numbers(data: dict) -> None:
 def logistic_from_data(data: dict) -> Any:
     """The :class:`~pdp_audit.audits.blackbox.learned_statistics.LearnedStatistic` of :func:`logistic_to_data`'s data
     (InputError for data that is not a logistic score or whose arrays do not fit together)."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.preprocessing import StandardScaler
-
     if data.get("features") not in (FEATURES, list(FEATURES)):  # the re-check computes FEATURES, nothing else
         raise InputError("witness: the statistic's 'features' are not the ones this version computes (edited?)")
     _check_logistic_numbers(data)
@@ -201,6 +198,11 @@ def logistic_from_data(data: dict) -> Any:
         raise InputError(f"witness: the statistic's arrays do not fit {dim}-dimensional releases")
     if atoms is not None and not all(0 <= j < dim for j in atoms.columns):
         raise InputError(f"witness: the statistic's atoms name columns outside [0, {dim})")
+    # deferred: scikit-learn (about 1.5 CPU s to import) only once the data is checked: a damaged witness is
+    # refused without it
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
     scaler = StandardScaler()
     scaler.mean_, scaler.scale_, scaler.var_ = mean, scale, scale**2
     scaler.n_features_in_, scaler.n_samples_seen_ = width, 2
