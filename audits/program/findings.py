@@ -234,13 +234,20 @@ class NoisyDiffers(Finding):
 class Unaccounted(Finding):
     """Noise of call ``call`` (``label``: its kind and element) that the composition cannot account for (``why``):
     no exact law here, a value it is added to that is not visible, a library budget not declared.  Leaves the claim
-    undecided on the pair."""
+    undecided on the pair.  ``past``: how far a library mechanism's input moved past its declared sensitivity
+    (x/(1 + x) of the excess x, in [0, 1); 0 otherwise): its magnitude, which orders the pairs for the witness only
+    -- a mechanism of sensitivity 0 whose input moved by 1 changes the release's law more than one moved by 0.01."""
 
     check: ClassVar[str] = "composition"
     kind: ClassVar[str] = "unaccounted"
     call: int
     label: str
     why: str
+    past: float = 0.0
+
+    @property
+    def magnitude(self) -> float:
+        return self.past
 
     @property
     def line(self) -> str:

@@ -82,7 +82,8 @@ def declared_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None
     moved = exact_distance(before, after)  # the input's L1 move in rationals: compared with no margin
     if moved > Fraction(float(sensitivity)):
         why = f"its input moved by {shift:.6g} > its declared sensitivity {float(sensitivity):.6g}"
-        return None, Unaccounted(k, call.kind, why)
+        excess = float(moved - Fraction(float(sensitivity)))
+        return None, Unaccounted(k, call.kind, why, excess / (1.0 + excess))
     linear = call.kind.split(".", 1)[1] in LINEAR and sensitivity
     share = moved / Fraction(float(sensitivity)) if linear else Fraction(1)
     spent = Fraction(float(epsilon)) * share
