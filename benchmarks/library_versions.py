@@ -1,0 +1,167 @@
+"""Known privacy bugs of released library versions, audited by ``pdp-audit program`` at the version that has the bug
+and at the versions that fixed it (the table of docs/how-to/library-pipelines.md).
+
+Each version gets an environment of its own under ``--venvs`` (made once: ``python -m venv``, then ``pip install``
+of the pinned library, its era's numpy and pandas where it needs them, and an editable install of this checkout); a
+version whose install fails is skipped with one line on stderr.  The pipelines are :mod:`library_pipelines`, called
+as the libraries document them, undecorated, with no pair given::
+
+    python benchmarks/library_versions.py --venvs /tmp/pdp-library-venvs > benchmarks/library_versions.jsonl
+
+A bug is audited at the default law (``as-implemented``); a fixed version at ``--law ideal`` (not refuted is the
+expectation: exit 0 or 3).  A fix not yet released (diffprivlib's pull request #110) is audited on a copy of the
+installed package with the fix applied, put first on the path.  One JSON line per version: "benchmark", "library",
+"version", "pipeline", "bug" (whether this version has it), "patch" (the unreleased fix applied, or null), "law",
+"exit", "verdict", "witnesses" (each refuting check's witness), "pvalue" (the black box's, where it ran), "seconds"
+(the whole command), "trials", "machine", "cores", "load_1min_before", "load_1min", "date"."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SMOKERS = {"smoker": [1, 0, 1, 1, 0, 0]}
+SLOPES = {"x": [0.1, 0.05, 0.15, 0.1, 0.2, 0.05, 0.1, 0.15], "y": [0.2, 0.1, 0.3, 0.1, 0.3, 0.2, 0.2, 0.1]}
+LN_3_UP = "1.0987"  # ln 3 = 1.09861…, rounded up: OpenDP's claim for one answer changed
+
+
+@dataclass(frozen=True)
+class Version:
+    """One released version of a library, the pipeline that shows its bug, and whether this version has it."""
+
+    library: str
+    version: str
+    pins: tuple[str, ...]
+    pipeline: str
+    bug: bool
+    data: dict
+    claim: str
+    bounds: str
+    patch: tuple[str, str, str] | None = None  # (file in the package, text, its replacement): a fix not released
+
+
+#: diffprivlib issue #105's fix as its pull request #110 proposes it (not released as of 0.6.6)
+PR_110 = (
+    "models/linear_regression.py",
+    "np.abs([bounds_X[0][i], bounds_X[0][i]])",
+    "np.abs([bounds_X[0][i], bounds_X[1][i]])",
+)
+
+
+VERSIONS: tuple[Version, ...] = (
+    Version("opendp", "0.4.0", ("numpy<2", "pandas<2.3"), "survey", True, SMOKERS, LN_3_UP, "smoker={0,1}"),
+    Version("opendp", "0.5.0", ("numpy<2", "pandas<2.3"), "survey", False, SMOKERS, LN_3_UP, "smoker={0,1}"),
+    Version("opendp", "0.16.0", (), "survey", False, SMOKERS, LN_3_UP, "smoker={0,1}"),
+    Version("diffprivlib", "0.6.6", ("scikit-learn<1.8",), "regression", True, SLOPES, "1", "0,1"),
+    Version("diffprivlib", "0.6.6", ("scikit-learn<1.8",), "regression", False, SLOPES, "1", "0,1", PR_110),
+)
+
+
+def environment(version: Version, venvs: Path) -> Path | None:
+    """The environment of ``version`` (made where missing); None, with a line on stderr, where it cannot install."""
+    venv = venvs / f"{version.library}-{version.version}"
+    if not (venv / "bin" / "pdp-audit").exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        pins = [f"{version.library}=={version.version}", *version.pins, "-e", str(ROOT)]
+        done = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", *pins], capture_output=True, text=True)
+        if done.returncode != 0:
+            last = done.stderr.strip().splitlines()[-1:] or ["no message"]
+            print(f"skipped {version.library} {version.version}: pip install failed: {last[0]}", file=sys.stderr)
+            return None
+    return venv
+
+
+def patched(version: Version, venv: Path, workdir: Path) -> list[str]:
+    """A folder holding a copy of the installed library with ``version.patch`` applied, to put first on the path
+    (none where the version has no patch)."""
+    if version.patch is None:
+        return []
+    where = [str(venv / "bin" / "python"), "-c", f"import {version.library}; print({version.library}.__file__)"]
+    installed = Path(subprocess.run(where, capture_output=True, text=True, check=True).stdout.strip()).parent
+    folder = workdir / "patched"
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(installed, folder / version.library)
+    file, text, replacement = version.patch
+    source = folder / version.library / file
+    code = source.read_text(encoding="utf-8")
+    if text not in code:
+        raise SystemExit(f"{version.library} {version.version}: {file} does not hold {text!r}")
+    source.write_text(code.replace(text, replacement), encoding="utf-8")
+    return [str(folder)]
+
+
+def audit(version: Version, venv: Path, trials: int, workdir: Path) -> dict:
+    """``pdp-audit program library_pipelines:PIPELINE`` in ``venv``: exit code, verdict, witnesses, seconds."""
+    data = workdir / f"{version.pipeline}.csv"
+    columns = list(version.data)
+    with data.open("w", newline="") as f:
+        csv.writer(f).writerows([columns, *zip(*(version.data[c] for c in columns))])
+    out = workdir / f"{version.library}-{version.version}.json"
+    law = "as-implemented" if version.bug else "ideal"
+    command = [
+        str(venv / "bin" / "pdp-audit"), "program", f"library_pipelines:{version.pipeline}", "--data", str(data),
+        "--bounds", version.bounds, "--neighbours", "replace-one", "--claim-epsilon", version.claim,
+        "--claim-delta", "0", "--trials", str(trials), "--seed", "0", "--report", "none", "--law", law,
+        "--json", str(out),
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), *patched(version, venv, workdir)])}
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=workdir)
+    result = {"law": law, "exit": done.returncode, "seconds": round(time.perf_counter() - start, 2)}
+    if not out.exists():
+        return {**result, "verdict": None, "witnesses": {}, "pvalue": None, "error": done.stderr.strip()[-300:]}
+    report = json.loads(out.read_text(encoding="utf-8"))
+    checks = {c["id"]: c for c in report["checks"]}
+    witnesses = {k: (c.get("details") or {}).get("witness") for k, c in checks.items() if c["verdict"] == "fail"}
+    pvalue = checks.get("program-confirm", {}).get("pvalue")
+    return {**result, "verdict": report["verdict"], "witnesses": witnesses, "pvalue": pvalue}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--venvs", type=Path, required=True, help="a folder for the versions' environments")
+    parser.add_argument("--trials", type=int, default=2000, help="pdp-audit's --trials (default 2000)")
+    parser.add_argument("--only", nargs="*", default=None, help="library names (default: all)")
+    args = parser.parse_args()
+    args.venvs.mkdir(parents=True, exist_ok=True)
+    chosen = [v for v in VERSIONS if args.only is None or v.library in args.only]
+    with tempfile.TemporaryDirectory() as tmp:
+        for version in chosen:
+            venv = environment(version, args.venvs)
+            if venv is None:
+                continue
+            before = os.getloadavg()[0]
+            result = audit(version, venv, args.trials, Path(tmp))
+            line = {
+                "benchmark": "library_versions",
+                "library": version.library,
+                "version": version.version,
+                "pipeline": version.pipeline,
+                "bug": version.bug,
+                "patch": None if version.patch is None else "diffprivlib pull request #110",
+                **result,
+                "trials": args.trials,
+                "machine": platform.node(),
+                "cores": os.cpu_count(),
+                "load_1min_before": round(before, 2),
+                "load_1min": round(os.getloadavg()[0], 2),
+                "date": datetime.date.today().isoformat(),
+            }
+            print(json.dumps(line), flush=True)
+
+
+if __name__ == "__main__":
+    main()
