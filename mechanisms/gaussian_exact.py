@@ -98,6 +98,32 @@ def sigma_upper(epsilon: float, delta: float, guess: float, sensitivity: float =
     return _least_holding(holds, guess, 1)
 
 
+def epsilon_lower(delta: float, mu: float, guess: float) -> float:
+    """A double ε below ε(δ) of the Gaussian shift μ proven (μ-GDP's ε at δ, Dong, Roth & Su 2022, Corollary 2.13):
+    the largest near ``guess`` (a float inversion) where :func:`delta_bounds` proves δ(ε) > ``delta`` -- as δ(ε) falls
+    with ε, every ε at which δ(ε) ≤ ``delta`` lies above it; 0 where none is proven.  *Sound for* what
+    :func:`delta_bounds` is, μ taken as exact."""
+
+    def settled(e: float) -> bool:  # not proven above δ: ε(δ) may lie at or below e
+        return delta_bounds(mu, e)[0] <= delta
+
+    if settled(0.0):
+        return 0.0
+    above = _least_holding(settled, max(guess, 0.0), 0)
+    below = _double(_bits(above) - 1)
+    return below if not settled(below) else 0.0
+
+
+def shift_upper(epsilon: float, delta: float, guess: float) -> float:
+    """A double μ above every Gaussian shift whose δ(ε) is at most ``delta`` (the μ-GDP an (ε, δ) claim allows):
+    the least near ``guess`` where :func:`delta_bounds` proves δ(ε) > ``delta`` -- δ(ε) grows with μ (module notes),
+    so every μ with δ(ε) ≤ ``delta`` lies below it (∞ for ``delta`` ≥ 1, which every μ meets).  *Sound for* what
+    :func:`delta_bounds` is."""
+    if delta >= 1:
+        return math.inf
+    return _least_holding(lambda m: delta_bounds(m, epsilon)[0] > delta, guess, 1)
+
+
 def _least_holding(holds, guess: float, floor: int) -> float:
     """The least double ≥ the one of bit index ``floor`` at which ``holds`` (monotone: false, then true) is true,
     found near ``guess``: stepping up from it in doubling numbers of ulps until it holds, down until it does not

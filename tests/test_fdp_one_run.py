@@ -232,3 +232,25 @@ def test_the_curve_of_a_profile_is_below_the_gaussian_curve_and_close_to_it():
     profile_p = F.claim_pvalue(1000, sets, 0.0, curve.inverse_blowup)
     gaussian_p = F.claim_pvalue(1000, sets, mu)
     assert gaussian_p <= profile_p <= 1.0 and profile_p < 1.5 * gaussian_p + 1e-3
+
+
+def _mp_delta(mu: float, eps: float) -> mpmath.mpf:
+    """δ(ε) of μ-GDP in 50 digits (Dong, Roth & Su 2022, Corollary 2.13)."""
+    e, half = mpmath.mpf(eps), mpmath.mpf(mu) / 2
+    return mpmath.ncdf(-e / mu + half) - mpmath.exp(e) * mpmath.ncdf(-e / mu - half)
+
+
+@pytest.mark.parametrize("mu, delta", [(0.27, 1e-5), (2.0, 1e-3)])
+def test_the_epsilon_of_a_rejected_mu_is_a_lower_bound_to_the_last_ulp(mu, delta):
+    """The finding's ε is a lower bound: δ(ε) of μ-GDP at it is above δ, in 50 digits (seen failing: the float root
+    at μ = 2, δ = 1e-3 is 7.581279924570118, where δ(ε) = 0.99999999999999935e-3, five ulps above the true ε)."""
+    assert _mp_delta(mu, F.gdp_epsilon(mu, delta)) > delta
+
+
+def test_the_claims_mu_is_at_least_the_one_the_claim_allows():
+    """The μ the finding tests for an (ε, δ) claim has δ(ε) above δ, in 50 digits: rejecting it rejects every μ-GDP
+    the claim allows (seen failing: 1/σ of the calibrated σ, δ(1) ≤ 1e-5 there, an ulp below the claim's μ)."""
+    scores, bits = leaky_run()
+    run = pdp_audit.audit_one_run(scores, bits, 1e-5, alpha=0.05, claim_epsilon=1.0)
+    (finding,) = run.findings
+    assert _mp_delta(finding.details["claim_mu"], 1.0) > 1e-5

@@ -449,8 +449,7 @@ def fdp_evidence(attack, delta: float, claim_epsilon: float | None, alpha: float
     claimed ε; its p-value is the smallest α at which a guess set rejects that μ (times the number of sets).  The
     finding is the only one of its family, so ``alpha`` (the run's) is its level."""
     # deferred: loads scipy; program --help must not
-    from pdp_audit.audits.canaries.fdp_one_run import best_mu, claim_pvalue, gdp_epsilon
-    from pdp_audit.mechanisms.gaussian import analytic_sigma
+    from pdp_audit.audits.canaries.fdp_one_run import best_mu, claim_pvalue, gdp_epsilon, gdp_mu
 
     sets = [(kp + km, c) for (kp, km), c in zip(attack.pairs, attack.correct)]
 
@@ -463,7 +462,7 @@ def fdp_evidence(attack, delta: float, claim_epsilon: float | None, alpha: float
 
     pvalue, claim_mu = 1.0, None
     if claim_epsilon is not None:
-        claim_mu = 1.0 / analytic_sigma(claim_epsilon, delta)
+        claim_mu = gdp_mu(claim_epsilon, delta)
         pvalue = claim_pvalue(attack.m, sets, claim_mu)
     mu, j = best(alpha)
     (kp, km), c = attack.pairs[j], attack.correct[j]

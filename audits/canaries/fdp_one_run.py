@@ -30,7 +30,7 @@ The bound.  For fixed (m, k) the rejection is a threshold in v, and a μ₀-GDP 
 μ ≥ μ₀; so, as in :mod:`~pdp_audit.audits.canaries.one_run`, the largest rejected μ, μ̂ (found by bisection that
 keeps its lower end a rejected point), exceeds the true μ₀ only on one event {v ≥ v*(μ)} with μ ≥ μ₀, of probability
 ≤ τ.  The ε at δ is that of μ̂-GDP: δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (Dong, Roth & Su 2022, Corollary 2.13;
-the Gaussian mechanism of sensitivity 1 and σ = 1/μ, :func:`pdp_audit.mechanisms.gaussian.analytic_epsilon`).
+the Gaussian mechanism of sensitivity 1 and σ = 1/μ, taken from below, :func:`gdp_epsilon`).
 It is a lower bound on the ε of a run whose privacy curve is Gaussian-shaped (μ-GDP); an (ε, δ)-DP run need not be
 μ-GDP for any μ, so it refutes a Gaussian guarantee, never an (ε, δ) claim by itself.
 """
@@ -43,7 +43,8 @@ from typing import Callable
 import numpy as np
 from scipy import special
 
-from pdp_audit.mechanisms.gaussian import analytic_epsilon
+from pdp_audit.mechanisms import gaussian_exact
+from pdp_audit.mechanisms.gaussian import analytic_epsilon, analytic_sigma
 
 #: μ searched on [0, MU_MAX]: ψ_μ at μ = 40 is below 1e-300 for every y the recursion sees.
 MU_MAX = 40.0
@@ -161,9 +162,18 @@ def claim_pvalue(m: int, sets, mu: float, family: Family = gaussian_inverse_blow
 
 
 def gdp_epsilon(mu: float, delta: float) -> float:
-    """The ε at ``delta`` of μ-GDP (module docstring); 0 for μ = 0 and, for δ = 0, infinite for μ > 0."""
+    """The ε at ``delta`` of μ-GDP (module docstring), from below: a double at which δ(ε) > ``delta`` is proven
+    (:func:`~pdp_audit.mechanisms.gaussian_exact.epsilon_lower`; the float root may sit ulps above the true ε, and
+    a lower bound must not); 0 for μ = 0 and, for δ = 0, infinite for μ > 0."""
     if mu <= 0:
         return 0.0
     if delta <= 0:
         return math.inf
-    return analytic_epsilon(delta, 1.0 / mu)
+    return gaussian_exact.epsilon_lower(delta, mu, analytic_epsilon(delta, 1.0 / mu))
+
+
+def gdp_mu(epsilon: float, delta: float) -> float:
+    """The μ-GDP whose ε at ``delta`` is ``epsilon``, from above: a double μ at which δ(ε) > ``delta`` is proven
+    (:func:`~pdp_audit.mechanisms.gaussian_exact.shift_upper`), so rejecting μ-GDP rejects every μ the claim allows
+    (a μ₀-GDP run is μ-GDP for μ ≥ μ₀); 1/σ of the calibrated σ lies below the claim's μ."""
+    return gaussian_exact.shift_upper(epsilon, delta, 1.0 / analytic_sigma(epsilon, delta))
