@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import pdp_audit
+from pdp_audit import blackbox_search_files
 from pdp_audit.audits.blackbox import search as search_module
 from pdp_audit.audits.blackbox.attack import AttackOptions
 from pdp_audit.audits.blackbox.defaults import SEARCH_STATISTIC
@@ -190,6 +191,22 @@ def test_cli_bad_search_options_are_one_line(user_module, capsys):
         assert main(["blackbox", "search_mech:leaky", *flags, *COMMON[:4]]) == 2
         err = capsys.readouterr().err
         assert needle in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("relation", ["linf:1e308", "l1:1e308"])
+def test_a_radius_whose_candidates_overflow_is_refused_naming_the_flag(user_module, capsys, monkeypatch, relation):
+    """The search's candidates reach 3R (answers up to 2R, moved by up to R): beyond 1e307 they are infinite, the
+    search's own doing.  Seen failing before: ``linf:1e308`` ran the search and ended "FAIL pair-protocol:
+    sample('D', 2) returned … infinite values" (exit 1), blaming the user's mechanism for the search's candidates."""
+    with pytest.raises(InputError, match=r"0 < R ≤ 1e\+307"):
+        Neighbours.parse(relation)
+    # the command's own path in this process (its sandbox's start-up is tested elsewhere, and costs seconds)
+    monkeypatch.setattr(blackbox_search_files, "run_isolated", lambda run, args, target: run(args))
+    small = ["--trials", "2e3", "--pilot-trials", "500", "--candidates", "2"]  # before: a short run, not a refusal
+    args = ["blackbox", "search_mech:leaky", "--search", "patterns", "--neighbours", relation, *COMMON[:4], *small]
+    assert main([*args, "--report", "none"]) == 2
+    err = capsys.readouterr().err
+    assert "--neighbours must be" in err and "1e+307" in err and len(err.strip().splitlines()) == 1, err
 
 
 # slow: fast elsewhere (the search's JSON determinism; every report's bytes are seeded the same way)

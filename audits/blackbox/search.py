@@ -59,6 +59,10 @@ class SearchMechanism(Protocol):
 
 #: The neighbour relations: replace-one, add-remove (rows); l1:R, linf:R (a vector of query answers).
 RELATIONS = ("replace-one", "add-remove", "l1", "linf")
+#: The largest radius R of ``l1:R`` and ``linf:R``: the search's candidates reach 3R (answers up to 2R moved by up to
+#: R: :func:`random_pair`, :func:`optuna_candidates`), which must stay a finite double (below 1.8e308), or the
+#: search would hand the mechanism infinite answers of its own making.
+LARGEST_RADIUS = 1e307
 #: The candidate generators.
 SEARCHES = ("patterns", "random", "optuna")
 #: The level at which the pilots' bounds are compared (selection only: it never enters the final bound).
@@ -75,18 +79,25 @@ class Neighbours:
 
     @classmethod
     def parse(cls, text: str) -> Neighbours:
-        """``replace-one``, ``add-remove``, ``l1:R`` or ``linf:R`` (R > 0 finite); InputError otherwise."""
+        """``replace-one``, ``add-remove``, ``l1:R`` or ``linf:R`` (0 < R ≤ :data:`LARGEST_RADIUS`); InputError
+        otherwise, before any candidate is made."""
         kind, _, radius = str(text).partition(":")
         if kind in ("replace-one", "add-remove") and not radius:
             return cls(kind)
+        valid = f"replace-one, add-remove, l1:R or linf:R with 0 < R ≤ {LARGEST_RADIUS:g}"
         if kind in ("l1", "linf"):
             try:
                 value = float(radius)
             except ValueError:
                 value = math.nan
+            if LARGEST_RADIUS < value < math.inf:
+                raise InputError(
+                    f"neighbours must be {valid} (the search's candidates reach 3R, which must stay a finite "
+                    f"double), got {text!r}"
+                )
             if math.isfinite(value) and value > 0:
                 return cls(kind, value)
-        raise InputError(f"neighbours must be replace-one, add-remove, l1:R or linf:R with R > 0, got {text!r}")
+        raise InputError(f"neighbours must be {valid}, got {text!r}")
 
     def __str__(self) -> str:
         return self.kind if self.kind in ("replace-one", "add-remove") else f"{self.kind}:{self.radius:g}"

@@ -44,8 +44,13 @@ def searched_blackbox(args: argparse.Namespace) -> int:
     TARGET's module and the witness before and again once TARGET is imported, and write its JSON and PDF; 1 refuted,
     3 otherwise."""
     # deferred: loads scipy; blackbox --help must not
+    from pdp_audit.audits.blackbox.search import Neighbours
     from pdp_audit.audits.blackbox.search_check import SearchOptions, read_witness
 
+    try:  # first, named by its flag: a radius whose candidates overflow is refused before anything runs
+        Neighbours.parse(args.neighbours)
+    except InputError as err:
+        raise InputError(f"--{err}") from None
     report = None if args.report is None or args.report.lower() == "none" else args.report
     if args.witness and args.search:
         raise InputError("--witness re-checks a stored test: it takes no --search")
