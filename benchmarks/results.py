@@ -412,7 +412,7 @@ def program_rows(line: dict) -> list[Row]:
                 f"search {line['search']} "
                 f"({line['proposed']} proposed, {line['pairs']} pairs), trials {_n(line['trials'])}, "
                 f"verdict {line['verdict']}",
-                _s(line["seconds"]),
+                _s(line["seconds"]) + (f" ({_s(line['cpu_seconds'])} CPU)" if "cpu_seconds" in line else ""),
                 "",
                 "",
                 f"≤ {_s(target)} on 2 cores",

@@ -29,3 +29,57 @@ def histogram(data, rng):
 
 def test_counts_read_with_a_rounded_coefficient_are_certified_at_exactly_epsilon():
     assert pdp_audit.audit_program(histogram, DATA, 1.0, **OPTIONS).verdict == "pass"
+
+
+#: Bins of the releases below: more than the numbers the black box reads of a release
+#: (:data:`~pdp_audit.audits.program.release_sampler.MOST_COLUMNS`).
+WIDE = 1_100
+#: The bin whose noise the leaky histogram leaves out, and a record in it (so a neighbour moves it).
+LEAKY_BIN = 3
+#: A machine whose memory holds the black box's releases read on a few numbers, not on 1,100 of them.
+SMALL_MEMORY = 4_000_000
+
+
+def scale_one(data, rng):
+    """A histogram plus Laplace noise of scale 1: ε = 2 under replace-one (sensitivity 2), not the ε = 1 claimed."""
+    counts = np.bincount(np.asarray(data, dtype=np.int64) % WIDE, minlength=WIDE).astype(float)
+    return counts + rng.laplace(0.0, 1.0, size=counts.size)
+
+
+def leaky_bin(data, rng):
+    """A histogram plus Laplace noise of scale 2, but for one bin released bare: no ε holds."""
+    counts = np.bincount(np.asarray(data, dtype=np.int64) % WIDE, minlength=WIDE).astype(float)
+    noise = rng.laplace(0.0, 2.0, size=counts.size)
+    noise[LEAKY_BIN] = 0.0
+    return counts + noise
+
+
+def _checks(run) -> dict:
+    return {c.id: c for c in run.checks}
+
+
+def test_an_exact_refutation_of_a_wide_release_is_not_turned_into_a_usage_error(monkeypatch):
+    """Seen failing before: the composition refuted the claim exactly, then the black box's confirmation read every
+    number of the release, and its memory check (a budget of the audit's own) ended the run with InputError (exit 2,
+    "… GB … for 1103-dimensional releases"; at 10⁵ bins, 660 GB on any machine).  Its releases could not change the
+    verdict: it is not run, and says why."""
+    monkeypatch.setattr("pdp_audit.verify.core.processes.physical_memory", lambda: SMALL_MEMORY)
+    run = pdp_audit.audit_program(scale_one, DATA, 1.0, **OPTIONS)
+    checks = _checks(run)
+    assert run.verdict == "fail" and run.exit_code == 1
+    assert checks["program-composition"].verdict == "fail"
+    confirm = checks["program-confirm"]
+    assert confirm.verdict == "inconclusive" and confirm.pvalue is None
+    assert confirm.note.startswith("Not run: program-composition refutes the claim exactly"), confirm.note
+
+
+def test_a_wide_release_with_a_bare_bin_is_confirmed_on_the_numbers_that_differ(monkeypatch):
+    """No exact check decides a bin released without noise: the black box confirms it, reading the numbers that
+    differ on the witness pair (a replacement moves at most two bins), a post-processing of the release.  Seen
+    failing before: the black box read all 1,100 numbers, which this machine's memory does not hold (InputError)."""
+    monkeypatch.setattr("pdp_audit.verify.core.processes.physical_memory", lambda: SMALL_MEMORY)
+    data = np.r_[LEAKY_BIN, DATA]
+    run = pdp_audit.audit_program(leaky_bin, data, 1.0, **OPTIONS)
+    confirm = _checks(run)["program-confirm"]
+    assert run.verdict == "fail" and confirm.verdict == "fail", confirm.note
+    assert 1 <= confirm.details["numbers_read"] <= 2, confirm.details

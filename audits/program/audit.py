@@ -41,7 +41,7 @@ from pdp_audit.audits.program.confirmation import Run
 from pdp_audit.audits.program.decision import confirmation_law, decide, found, not_covered
 from pdp_audit.audits.program.isolated import Isolated
 from pdp_audit.audits.program.pages import review_page, shown_pair
-from pdp_audit.audits.program.release_sampler import release_samplers
+from pdp_audit.audits.program.release_sampler import HEAD, ReleaseSampler, release_samplers, witness_columns
 from pdp_audit.reports.records import Page
 from pdp_audit.verify.core.checks import Evidence
 from pdp_audit.verify.core.config import LAW_SCOPES
@@ -131,21 +131,29 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
     audits = [] if confirm is None else _isolated(analysis, config, confirm, (program, data))
     evidence = decide(analysis, (epsilon, delta), config.law, audits)
     if confirm is not None and any(e.verdict != "pass" for e in evidence):
-        evidence += _confirmations(analysis, (program, data), config, confirm)
+        evidence += _confirmations(analysis, (program, data), config, confirm, evidence)
     run = decided(name, evidence, config.alpha, _parameters(config, analysis), config.seed)
     review = review_page(run, name, data, analysis, not_covered(analysis), PROGRAM_SCOPES[config.law])
     others = _others_page(analysis, shown_pair(analysis, run))
     return dataclasses.replace(run, pages=() if others is None else (others,), review=review)
 
 
-def _confirmations(analysis: Analysis, target: tuple, config: ProgramAuditConfig, confirm: Callable) -> list[Evidence]:
+def _confirmations(
+    analysis: Analysis, target: tuple, config: ProgramAuditConfig, confirm: Callable, exact: list[Evidence]
+) -> list[Evidence]:
     """The black box's confirmation of a finding (:mod:`.confirmation`): on the witness pair, where it has a finding
     -- or, where by the exact law of the noise its release carries the witness pair needs more than ``trials``
     releases per world, on the smaller pair of D's records that needs fewest (:mod:`.smaller`; DP quantifies over
     every neighbouring pair, Dwork & Roth 2014, Def. 2.4), chosen by the exact analyses alone: one test at α either
     way; then, where that does not refute at α, on the pair the statistical screening of the releases finds
-    (:mod:`.screening`), the two joined by Bonferroni's correction."""
+    (:mod:`.screening`), the two joined by Bonferroni's correction.  A wide release: on fewer releases and a
+    projection, and not at all where one of the ``exact`` checks already refutes the claim (:mod:`.confirmation`)."""
     program, data = target
+    budget = confirmation.Budget(config.trials, config.alpha, analysis.recorded.numbers.size)
+    refuted = [e for e in exact if e.verdict == "fail"]
+    if refuted and confirmation.wide(budget.numbers):
+        return [confirmation.not_run(refuted[0], budget)]
+    config = dataclasses.replace(config, trials=budget.trials)
     witness = analysis.worst(confirmable=True)
     first = None if witness is None or not witness.findings else _on_witness(target, witness, config, confirm)
     screened, second = None, None
@@ -154,7 +162,7 @@ def _confirmations(analysis: Analysis, target: tuple, config: ProgramAuditConfig
         screened = screening.screen(program, data, analysis.pairs, tried, config.claim_epsilon, config.seed)
         if screened is not None and screened.worth and screened.pair is not None:
             second = _run(target, screened.pair, screened.pair, config, confirm)
-    return confirmation.evidence(first, screened, second, confirmation.Budget(config.trials, config.alpha))
+    return confirmation.evidence(first, screened, second, budget)
 
 
 def _on_witness(target: tuple, witness: PairResult, config: ProgramAuditConfig, confirm: Callable) -> Run:
@@ -179,12 +187,20 @@ def _run(
     confirm: Callable,
     needs: tuple[float, str] | None = None,
 ) -> Run:
-    """The black box run on ``pair``'s releases (``target``: the program and the base it runs on)."""
+    """The black box run on ``pair``'s releases (``target``: the program and the base it runs on), a wide release on
+    the numbers that differ on the pair (:func:`~.release_sampler.witness_columns`)."""
     program, data = target
-    samplers = release_samplers(program, data, pair.neighbour.data, config.seed)
+    replayed = pair.comparison.replayed
+    columns = witness_columns(
+        None if pair.recorded is None else pair.recorded.numbers, None if replayed is None else replayed.numbers
+    )
+    samplers = release_samplers(program, data, pair.neighbour.data, config.seed, columns)
     law = confirmation_law(pair, config.law)
     found = confirm(samplers, config.claim_epsilon, config.claim_delta, config.trials, config.seed, law)
-    return Run(found, pair, witness, law, needs)
+    sampler = samplers.sample_d
+    assert isinstance(sampler, ReleaseSampler)
+    kept = sampler.kept  # the columns read, where the release is read on some (HEAD's among them)
+    return Run(found, pair, witness, law, needs, columns=None if kept is None else kept.size - HEAD)
 
 
 def _isolated(analysis: Analysis, config: ProgramAuditConfig, confirm: Callable, target: tuple) -> list[Isolated]:

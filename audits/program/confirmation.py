@@ -7,6 +7,13 @@ The confirmation's p-value is the black box's; what is added here are words and 
 it read, and, where the noise the release carries has an exact law, how many releases per world an event test at α
 needs by it (:mod:`.feasibility`) -- beyond the budget, the note says the confirmation was out of reach.  Its verdict is
 decided with the run's family (Holm's procedure), after this.
+
+A wide release (more than :data:`~.release_sampler.MOST_COLUMNS` numbers) is read on the numbers that differ on the
+pair (:func:`~.release_sampler.witness_columns`: a post-processing, so a refutation of it refutes the release), on at
+most :func:`releases_per_world` releases per world: the program draws every number of each release, whatever the black
+box reads.  Where an exact check already refutes the claim, a wide release's confirmation is not run
+(:func:`not_run`): its releases could not change the verdict, and they would cost thousands of the program's runs.
+Neither is ever an error of the user's: the budget is the audit's own.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from dataclasses import dataclass
 from pdp_audit.audits.program import screening
 from pdp_audit.audits.program.analysis import PairResult
 from pdp_audit.audits.program.decision import CHECKS, found
+from pdp_audit.audits.program.release_sampler import MOST_COLUMNS
 from pdp_audit.audits.program.smaller import Smaller
 from pdp_audit.verify.core.checks import Evidence
 
@@ -26,7 +34,8 @@ class Run:
     """One confirmation run: the black box's ``evidence`` on the releases of ``pair`` read at ``law``, for the
     finding of ``witness`` (D's pair; ``pair`` is a smaller one where ``small`` names it); ``needs``: the releases per
     world an event test at α needs on ``pair`` by the exact law of the noise its release carries, with the element
-    (None: not read); ``witness_needs``: the same on the witness pair, where a smaller pair was chosen."""
+    (None: not read); ``witness_needs``: the same on the witness pair, where a smaller pair was chosen; ``columns``:
+    how many of the release's numbers the black box read (:func:`~.release_sampler.witness_columns`; None: all)."""
 
     evidence: list[Evidence]
     pair: PairResult
@@ -35,14 +44,56 @@ class Run:
     needs: tuple[float, str] | None = None
     small: Smaller | None = None
     witness_needs: float | None = None
+    columns: int | None = None
+
+
+#: The numbers the confirmation's releases carry per world at most (releases × numbers a release): the program draws
+#: every number of each release, whatever the black box reads, and a histogram of 10⁵ bins costs milliseconds a run.
+MOST_NUMBERS = 100_000_000
+#: ... but never fewer releases per world than this (or than asked).
+FEWEST_RELEASES = 1_000
+
+
+def releases_per_world(asked: int, numbers: int) -> int:
+    """The confirmation's fresh releases per world for ``asked`` and a release of ``numbers`` numbers: ``asked``; for
+    a wide release (:func:`wide`), at most :data:`MOST_NUMBERS` / ``numbers`` (but :data:`FEWEST_RELEASES`).  Any
+    number of releases gives a test of its level; fewer lose power only."""
+    if not wide(numbers):
+        return asked
+    return min(asked, max(MOST_NUMBERS // numbers, FEWEST_RELEASES))
 
 
 @dataclass(frozen=True)
 class Budget:
-    """The confirmation's releases per world (``trials``) and the run's ``alpha``."""
+    """The confirmation's releases per world asked (``asked``: the run's ``trials``), the run's ``alpha``, and the
+    numbers of the release on D (``numbers``; 0: not counted), which cap the releases drawn (:attr:`trials`)."""
 
-    trials: int
+    asked: int
     alpha: float
+    numbers: int = 0
+
+    @property
+    def trials(self) -> int:
+        """The fresh releases per world drawn (:func:`releases_per_world`)."""
+        return releases_per_world(self.asked, self.numbers)
+
+    def words(self, columns: int | None) -> str:
+        """What the black box read where it is not every number of ``asked`` releases (empty where it is); ``columns``:
+        the numbers read (None: all)."""
+        said = []
+        if self.trials < self.asked:
+            said.append(
+                f"Run on {self.trials:,} releases per world, not the {self.asked:,} asked: each release carries "
+                f"{self.numbers:,} numbers, all drawn by the program whatever the black box reads, and a confirmation "
+                f"draws at most {MOST_NUMBERS:.0e} numbers per world (at least {FEWEST_RELEASES:,} releases)."
+            )
+        if columns is not None:
+            said.append(
+                f"The black box read {columns:,} of the release's {self.numbers:,} numbers, those that differ on the "
+                "pair at the record's draws (with the release's structure and counts): a post-processing of the "
+                "release, so a refutation of what it read refutes the release (Dwork & Roth 2014, Prop. 2.1)."
+            )
+        return " ".join(said)
 
 
 def refutes(run: Run | None, alpha: float) -> bool:
@@ -76,12 +127,16 @@ def _one(e: Evidence, run: Run, budget: Budget) -> Evidence:
     """One piece of the black box's evidence as the program audit's (:func:`_read`)."""
     confirm = e.spec.id in ("blackbox-attack", "program-confirm")
     at = "as implemented (the releases' float structure read)" if run.law == "as-implemented" else "the real-valued law"
-    notes = [f"Witness pair: D and {run.witness.neighbour.name}; confirmed at {at}."]
+    notes = [f"Witness pair: D and {run.witness.neighbour.name}; confirmed at {at}.", budget.words(run.columns)]
     details = {
         "witness": run.witness.neighbour.name,
         "witness_found_by": found(run.witness)["found_by"],
         "confirmation_law": run.law,
     }
+    if budget.trials < budget.asked:
+        details["releases_per_world"] = budget.trials
+    if run.columns is not None:
+        details["numbers_read"] = run.columns
     refuted = e.verdict == "fail" or (e.pvalue is not None and e.pvalue <= budget.alpha)
     if confirm and not refuted and run.needs is not None:
         # left out where the test's own p-value is within α: the estimate is of an event test at the expected
@@ -93,7 +148,7 @@ def _one(e: Evidence, run: Run, budget: Budget) -> Evidence:
         notes.insert(0, _on_smaller(run.small, run.witness_needs))
         details.update(smaller_pair=run.small.details(), witness_releases_needed=run.witness_needs)
     spec = CHECKS["program-confirm"] if confirm else e.spec
-    note = " ".join([*notes, e.note]).strip()
+    note = " ".join(n for n in [*notes, e.note] if n).strip()
     return dataclasses.replace(e, spec=spec, note=note, details={**e.details, **details})
 
 
@@ -112,3 +167,29 @@ def _on_smaller(small: Smaller, witness_needs: float) -> str:
         f"Def. 2.4); by the exact law of the noise the release carries ({small.by}), an event test at this α needs "
         f"about {small.needed:.2g} releases per world there, about {witness_needs:.2g} on the witness pair."
     )
+
+
+def not_run(refuted: Evidence, budget: Budget) -> Evidence:
+    """The confirmation of a wide release (more than :data:`~.release_sampler.MOST_COLUMNS` numbers) where the exact
+    check ``refuted`` already refutes the claim: not run (module notes).  Its releases could only corroborate: an
+    exact check's fail is the run's verdict whatever a statistical check says (Holm's procedure decides only the
+    statistical ones), so skipping them changes no verdict and no exit code."""
+    drawn = budget.trials
+    return Evidence(
+        CHECKS["program-confirm"],
+        verdict="inconclusive",
+        note=f"Not run: {refuted.spec.id} refutes the claim exactly, and the black box's releases could not change "
+        f"that verdict; on a release of {budget.numbers:,} numbers they would cost about {round(4.5 * drawn):,} runs "
+        f"of the program ({drawn:,} fresh releases per world, as many to learn from and a quarter as many to choose "
+        "events on). The exact finding stands on its own.",
+        details={
+            "witness": refuted.details.get("witness"),
+            "not_run": f"{refuted.spec.id} refutes the claim exactly",
+            "release_numbers": budget.numbers,
+        },
+    )
+
+
+def wide(numbers: int) -> bool:
+    """Whether a release of ``numbers`` numbers is read on a projection (:data:`~.release_sampler.MOST_COLUMNS`)."""
+    return numbers > MOST_COLUMNS

@@ -317,7 +317,8 @@ def _out_of_reach(run: Run, confirm: Check | None) -> str | None:
     exact law of the noise the release carries), the two numbers in words; else None."""
     if confirm is None or confirm.verdict == "fail":
         return None
-    needed, trials = confirm.details.get("releases_needed"), run.parameters.get("trials")
+    needed = confirm.details.get("releases_needed")
+    trials = confirm.details.get("releases_per_world", run.parameters.get("trials"))  # fewer: a wide release's
     if needed is None or not trials or needed <= trials:
         return None
     return f"not within {int(trials):,} releases per world; the carried noise's exact law needs about {needed:.2g}"
@@ -391,15 +392,7 @@ def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) 
         structure = by_id.get("program-structure")
         if structure is not None and structure.verdict == "fail":
             reading.append("Noise whose scale depends on the data refutes a pure claim exactly.")
-        out_of_reach = _out_of_reach(run, confirm)
-        if out_of_reach is not None:
-            reading.append(f"The black box cannot confirm it on the final release: {out_of_reach}.")
-        elif confirm is not None and confirm.pvalue is not None:
-            reading.append(
-                f"The black box {'confirms it' if confirm.verdict == 'fail' else 'does not confirm it'} {_on(confirm)} "
-                f"(p = {confirm.adjusted_pvalue:.3g} {'≤' if confirm.verdict == 'fail' else '>'} α = "
-                f"{run.alpha:g})."
-            )
+        reading += _confirmed(run, confirm)
         return f"REFUTED: the program is not {claim}", " ".join(reading)
     if run.verdict == "pass":
         return _certified(run, claim, analysis)
@@ -416,6 +409,23 @@ def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) 
     why = _first_sentences(open_checks[0].note, 1) if open_checks else "nothing decides the claim."
     why = why if why.startswith("Not certified") else f"Not certified: {why}"
     return f"NOT DECIDED: {claim} is neither certified nor refuted", f"{refuted}. {why}"
+
+
+def _confirmed(run: Run, refuted: Check | None) -> list[str]:
+    """What a refuted run's black-box confirmation (``refuted``) says, as the headline's sentence (none: no
+    confirmation)."""
+    out_of_reach = _out_of_reach(run, refuted)
+    if out_of_reach is not None:
+        return [f"The black box cannot confirm it on the final release: {out_of_reach}."]
+    if refuted is not None and refuted.details.get("not_run"):
+        return [f"The black box was not run: {refuted.details['not_run']}, which its releases cannot change."]
+    if refuted is None or refuted.pvalue is None:
+        return []
+    confirms = refuted.verdict == "fail"
+    return [
+        f"The black box {'confirms it' if confirms else 'does not confirm it'} {_on(refuted)} "
+        f"(p = {refuted.adjusted_pvalue:.3g} {'≤' if confirms else '>'} α = {run.alpha:g})."
+    ]
 
 
 def _certified(run: Run, claim: str, analysis: Analysis) -> tuple[str, str]:
