@@ -9,11 +9,13 @@ import json
 import math
 import pickle
 from concurrent.futures import ProcessPoolExecutor
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from scipy import stats
 
+from pdp_audit.audits.privacy_report import statements
 from pdp_audit.audits.privacy_report import trials as tr
 from pdp_audit.audits.privacy_report.evidence import PrivacyReportAuditConfig, run_privacy_report_audit
 from pdp_audit.cli.main import main
@@ -410,3 +412,13 @@ def test_figure_pages_render(tmp_path):
     run = run_privacy_report_audit(PrivacyReportAuditConfig(mode="independent", **{**SMALL, "repetitions": 300}))
     write_pdf(replace(run, pages=(*run.pages, *pages)), str(tmp_path / "f.pdf"))
     assert (tmp_path / "f.pdf").read_bytes().startswith(b"%PDF")
+
+
+@pytest.mark.parametrize("sigma3, verdict", [(1.5453008202532956, "fail"), (1.0, "pass")])
+def test_q2_printed_epsilon_is_decided_by_proven_bounds_not_a_tolerance(sigma3, verdict):
+    """Theorem 10(1) as printed (σ₃³), with ξ = 0, β = 2, σ₂ = 1, δ = 1e-5: at σ₃ = 1.5453008202532956 (found by
+    bisection, mpmath at 60 digits) the printed ε 3.951440209525822 is 1.0e-14 of itself below the exact ε of its η,
+    so it is no valid DP bound (seen failing: "pass", by printed ≥ exact · (1 − 1e-12)); at σ₃ = 1, where the printed
+    term is the verified one, it is valid."""
+    cal = SimpleNamespace(xi=0.0, beta=2.0, sigma2=1.0, sigma3=sigma3, delta=1e-5)
+    assert statements._q2_check(SimpleNamespace(cal=cal)).verdict == verdict
