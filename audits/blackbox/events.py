@@ -58,10 +58,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Iterator
 
 import numpy as np
 
+from pdp_audit.audits.blackbox.event_statistic import TUNED_AT, Event, EventStatistic  # noqa: F401 (TUNED_AT: re-exported)
 from pdp_audit.audits.blackbox.intervals import event_intervals, one_column_steps
 from pdp_audit.audits.blackbox.tallies import Scored, SharedSearch, Steps
 from pdp_audit.mechanisms.base import MalformedPair
@@ -87,8 +88,6 @@ def selection_size(trials: int) -> int:
 
 #: Events kept per direction from the first half of the validation split for the second half to choose from.
 SHORTLIST = 8
-#: The levels each chosen event is tuned for (one event per level; the bound uses all, Bonferroni).
-TUNED_AT = (0.1, 1e-6)
 #: The logistic test and the trees learn from at most this many releases per world (their fitting time grows with
 #: it; the outcome and histogram scores, which only count, use the whole fitting part).
 LEARNER_TRIALS = 100_000
@@ -163,19 +162,6 @@ def ratio_epsilon(hits_for, hits_against, mean_for: float, mean_against: float, 
     with np.errstate(divide="ignore", invalid="ignore"):
         eps = np.log(lo) - np.log1p(-lo) + math.log(mean_against / mean_for)
     return np.where(np.isfinite(eps) & (eps > 0), eps, 0.0)
-
-
-@dataclass(frozen=True)
-class Event:
-    """S = {score ≥ threshold} when ``favours_d`` (the bound is on P(S)/Q(S)), else {score ≤ threshold} (on
-    Q(S)/P(S)); a NaN score (an outcome never seen in training) is in no event."""
-
-    threshold: float
-    favours_d: bool
-
-    def members(self, scores: np.ndarray) -> np.ndarray:
-        with np.errstate(invalid="ignore"):
-            return scores >= self.threshold if self.favours_d else scores <= self.threshold
 
 
 @dataclass(frozen=True)
@@ -273,26 +259,6 @@ class EventAttack:
             mean = poisson_mean_within(lo, a) if lo > 0 else -math.log1p(-a)  # P(Poisson(mean) > lo) ≤ a
             best = max(best, mean / mean_for)
         return best
-
-
-@dataclass(frozen=True, eq=False)
-class EventStatistic:
-    """What the event test froze before its bounding draws: the kept candidate's ``name`` (``logistic``, ``trees``,
-    ``histograms``, ``increments``, ``pooled`` or ``outcomes``), its ``score`` (a function of a block of releases,
-    row by row), the ``events`` on that score, the releases' ``dimension`` and ``numbers``: whether the score reads
-    the releases augmented by :func:`pdp_audit.verify.estimators.float_structure.number_structure`
-    (``events-numbers``).  A witness writes it as data (:func:`pdp_audit.audits.blackbox.witness.events_to_data`)."""
-
-    name: str
-    score: Callable[[np.ndarray], np.ndarray]
-    events: tuple[Event, ...]
-    dimension: int
-    numbers: bool = False
-
-    @property
-    def width(self) -> int:
-        """The columns the score reads: the releases', and four more per column with ``numbers``."""
-        return self.dimension * (5 if self.numbers else 1)
 
 
 def bound_events(fresh: dict, statistic: EventStatistic, budget: tuple, running: tuple = (None, None)) -> EventAttack:

@@ -14,9 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pdp_audit.audits.blackbox.boosting import fit_trees
 from pdp_audit.audits.blackbox.trees import StepFunction, TreeEnsemble
-from pdp_audit.verify.estimators.attack import pooled_rank_attack
 from pdp_audit.verify.estimators.row_scores import linear_rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -244,6 +242,10 @@ def learn_trees(
     traversal of every tree for every training release)."""
     X = np.vstack([train_d, train_dp])
     y = np.concatenate([np.ones(len(train_d)), np.zeros(len(train_dp))])
+    # deferred: the boosting imports scipy.special; a witness's trees are rebuilt from data without it
+    # (:mod:`pdp_audit.audits.blackbox.witness_file`, read before the audit's process starts)
+    from pdp_audit.audits.blackbox.boosting import fit_trees
+
     ensemble = fit_trees(X, y, int(seed) % 2**32)
     train_accuracy = float(np.mean((ensemble(X) > 0) == (y == 1))) if accuracy else float("nan")
     steps = StepFunction.of(ensemble) if X.shape[1] == 1 else None
@@ -262,6 +264,10 @@ def select_statistic(train_d: np.ndarray, train_dp: np.ndarray, first_call: tupl
     tie).  The choice depends on training draws only, so the scores of fresh releases are still independent draws
     of a fixed statistic and the final bound stays valid (no union over the candidates is needed).  Returns
     (statistic, training accuracy, its name, the validation bounds by name)."""
+    # deferred: the estimators import scipy (optimize, special, fft); a witness's statistic is rebuilt from data
+    # without them (:mod:`pdp_audit.audits.blackbox.witness_file`, read before the audit's process starts)
+    from pdp_audit.verify.estimators.attack import pooled_rank_attack
+
     cut_d, cut_dp = (int(len(t) * (1 - VALIDATION_SHARE)) for t in (train_d, train_dp))
     fit_d, fit_dp = train_d[:cut_d], train_dp[:cut_dp]
     candidates = {

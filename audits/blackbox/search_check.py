@@ -11,7 +11,6 @@ event test's score and events), the budget and the seed of the fresh releases, a
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +39,8 @@ from pdp_audit.audits.blackbox.search import (
     pattern_candidates,
     search_pairs,
 )
-from pdp_audit.audits.blackbox.witness import rebuilt_test, recheck, statistic_to_data
+from pdp_audit.audits.blackbox.witness import recheck, statistic_to_data
+from pdp_audit.audits.blackbox.witness_file import WITNESS_SCHEMA, read_witness  # noqa: F401 (read_witness: re-exported)
 from pdp_audit.mechanisms.base import MalformedPair
 from pdp_audit.verify.core.checks import finalize, make_run
 from pdp_audit.verify.core.config import LAWS, PAIR_TRIALS, pair_value
@@ -48,10 +48,7 @@ from pdp_audit.verify.core.dask_cluster import block_executor, checked_place
 from pdp_audit.verify.core.processes import executor_for
 from pdp_audit.verify.estimators.rng_discipline import check_rng_discipline
 from pdp_audit.verify.evidence.pair_validation import malformed_check
-from pdp_audit.verify.inputs.validation import InputError, check_picklable, finite_number, not_a_regular_file
-
-#: The witness format's version: 2 since the event test's statistic is stored (schema 1 held the logistic test).
-WITNESS_SCHEMA = 2
+from pdp_audit.verify.inputs.validation import InputError, check_picklable
 
 
 @dataclass(frozen=True)
@@ -217,73 +214,6 @@ def _threshold(attack, alpha: float, epsilon: float) -> dict:
 
 def _finite(value: float) -> float | None:
     return float(value) if np.isfinite(value) else None
-
-
-def read_witness(path: str, target: str) -> dict:
-    """The witness at ``path``, refused in one line when it is not one, was found on another target, or was damaged
-    or edited into something the re-check cannot trust (:func:`_checked_pair`; the statistic's numbers are checked
-    by :func:`pdp_audit.audits.blackbox.witness.statistic_from_data`).  A FIFO or device is named, never read."""
-
-    why = not_a_regular_file(path, "witness JSON file")
-    if why is not None and why != "does not exist":
-        raise InputError(f"witness: {path!r} {why}")
-
-    def no_constant(name: str):  # NaN and Infinity are no JSON numbers: the file was not written by blackbox
-        raise ValueError(f"{name} is not a JSON number")
-
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f, parse_constant=no_constant)
-    except (OSError, ValueError, RecursionError) as err:  # RecursionError: arrays nested beyond the parser's depth
-        raise InputError(f"witness: cannot read {path!r} ({type(err).__name__}: {err})") from None
-    if isinstance(doc, dict) and "witness" not in doc and "check" in doc:
-        raise InputError(
-            f"witness: {path!r} is the JSON of a run that wrote no witness; a run with --report or --search writes one"
-        )
-    witness = doc.get("witness", doc) if isinstance(doc, dict) else None
-    if not isinstance(witness, dict) or "statistic" not in witness or not isinstance(witness.get("schema"), int):
-        raise InputError(f"witness: {path!r} holds no witness (a blackbox JSON with 'witness', or the witness)")
-    schema = witness["schema"]
-    if schema != WITNESS_SCHEMA:
-        age = "an older" if schema < WITNESS_SCHEMA else "a newer"
-        raise InputError(
-            f"witness: {path!r} is of schema {schema}, written by {age} pdp-audit; this version reads schema "
-            f"{WITNESS_SCHEMA}: run the attack again with it"
-        )
-    if witness.get("target") != target:
-        raise InputError(
-            f"witness: found on target {witness.get('target')!r}, not {target!r}; a witness re-checks only its own "
-            "target"
-        )
-    if not isinstance(witness["statistic"], dict):
-        raise InputError(f"witness: the statistic is malformed (a {type(witness['statistic']).__name__}, not a table)")
-    _checked_pair(witness)
-    rebuilt_test(witness["statistic"])  # every number checked now, before the target is loaded or any release drawn
-    return witness
-
-
-def _checked_pair(witness: dict) -> None:
-    """A searched witness's pair must be what the search could have chosen: two lists of finite numbers (not
-    booleans) that are neighbours under the witness's own relation.  An edited pair (datasets far apart, of other
-    lengths) would otherwise be re-checked as if it were a neighbouring pair: a refutation of nothing."""
-    pair = witness.get("pair")
-    if pair is None:
-        return
-    if not isinstance(pair, dict) or set(pair) != {"D", "D'"}:
-        raise InputError("witness: 'pair' must be null or a table of the datasets 'D' and \"D'\"")
-    for world, values in pair.items():
-        if not (isinstance(values, list) and values and all(finite_number(v) for v in values)):
-            raise InputError(f"witness: pair[{world!r}] must be a non-empty list of finite numbers")
-    relation = witness.get("neighbours")
-    if not isinstance(relation, str):
-        raise InputError(f"witness: a searched witness names its neighbour relation, got {relation!r}")
-    try:
-        neighbours = Neighbours.parse(relation)
-    except InputError as err:
-        raise InputError(f"witness: {err}") from None
-    d, dprime = np.asarray(pair["D"], float), np.asarray(pair["D'"], float)
-    if not neighbours.holds(d, dprime):
-        raise InputError(f"witness: its pair is not neighbouring under its relation {relation!r}: it was edited")
 
 
 def recheck_checks(worlds: tuple, witness: dict, claim: tuple, trials: int, seed: int, executor=None):

@@ -33,25 +33,20 @@ def _count(text: str, name: str, low: int, high: int) -> int:
 
 
 def blackbox_search_files(args: argparse.Namespace) -> int:
-    """``pdp-audit blackbox`` with ``--search``, ``--witness`` or ``--report`` (:func:`searched_blackbox`), in a
-    process of its own (:func:`pdp_audit.verify.core.sandbox.run_isolated`): its outcome holds the user's objects,
-    and a hard exit in the user's code cannot end the command with 0.  The exit code."""
-    return run_isolated(searched_blackbox, args, target=f"target: the code of {shown(args.target)}")
-
-
-def searched_blackbox(args: argparse.Namespace) -> int:
-    """Run the search, the re-check or the reported attack of ``args`` (already typed), its outputs checked against
-    TARGET's module and the witness before and again once TARGET is imported, and write its JSON and PDF; 1 refuted,
-    3 otherwise."""
-    # deferred: loads scipy; blackbox --help must not
-    from pdp_audit.audits.blackbox.search import Neighbours
-    from pdp_audit.audits.blackbox.search_check import SearchOptions, read_witness
+    """``pdp-audit blackbox`` with ``--search``, ``--witness`` or ``--report``: the outputs checked against TARGET's
+    module and the witness, and the witness read and checked (:func:`read_witness`: a damaged or edited one is
+    refused in one line before anything else starts), then :func:`searched_blackbox` in a process of its own
+    (:func:`pdp_audit.verify.core.sandbox.run_isolated`): its outcome holds the user's objects, and a hard exit in
+    the user's code cannot end the command with 0.  The exit code."""
+    # deferred: loads numpy; blackbox --help must not
+    from pdp_audit.audits.blackbox.neighbours import Neighbours
+    from pdp_audit.audits.blackbox.witness_file import read_witness
 
     try:  # first, named by its flag: a radius whose candidates overflow is refused before anything runs
         Neighbours.parse(args.neighbours)
     except InputError as err:
         raise InputError(f"--{err}") from None
-    report = None if args.report is None or args.report.lower() == "none" else args.report
+    report = _report(args)
     if args.witness and args.search:
         raise InputError("--witness re-checks a stored test: it takes no --search")
     inputs = {"the module of TARGET": module_file(args.target), "--witness": args.witness}
@@ -59,6 +54,21 @@ def searched_blackbox(args: argparse.Namespace) -> int:
     witness = read_witness(args.witness, args.target) if args.witness else None
     if witness is not None and args.trials is None:  # the witness's own budget: the same seed reproduces its bound
         args.trials = _witness_trials(witness)
+    return run_isolated(searched_blackbox, args, witness, target=f"target: the code of {shown(args.target)}")
+
+
+def _report(args: argparse.Namespace) -> str | None:
+    return None if args.report is None or args.report.lower() == "none" else args.report
+
+
+def searched_blackbox(args: argparse.Namespace, witness: dict | None) -> int:
+    """Run the search, the re-check of ``witness`` (read and checked by :func:`blackbox_search_files`) or the
+    reported attack of ``args`` (already typed), its outputs checked again once TARGET is imported, and write its
+    JSON and PDF; 1 refuted, 3 otherwise."""
+    # deferred: loads scipy; blackbox --help must not
+    from pdp_audit.audits.blackbox.search_check import SearchOptions
+
+    report = _report(args)
     options = SearchOptions(
         search=args.search or "patterns",
         neighbours=args.neighbours,
