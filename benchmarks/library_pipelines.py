@@ -10,6 +10,10 @@
   sensitivity of the coefficient of w_i² reads the lower bound of feature i twice
   (``np.max(np.abs([bounds_X[0][i], bounds_X[0][i]])) ** 2``: diffprivlib issue #105, open, fix proposed in pull
   request #110), so with X in [0, 1] that coefficient, Σ x_i², is released without noise.
+* :func:`naive_bayes`: diffprivlib's ``GaussianNB`` with its bounds, its model released (classes and means).  It
+  takes its classes from the labels (``np.unique(y)``, through scikit-learn's ``fit``): the class domain is read from
+  the data, the bug class dp-recorder's ``test_domain_inference`` maps to diffprivlib (Cebere et al., PETS 2026);
+  not fixed as of 0.6.6.
 """
 
 from __future__ import annotations
@@ -47,3 +51,15 @@ def regression(data, rng):
         model = LinearRegression(epsilon=1.0, bounds_X=(0.0, 1.0), bounds_y=(0.0, 1.0), fit_intercept=False)
         model.fit(x, y)
     return float(model.coef_[0])
+
+
+def naive_bayes(data, rng):
+    """diffprivlib's ``GaussianNB`` (ε = 1, ``x`` in [0, 1]) on the labels ``label``: its classes and its means."""
+    from diffprivlib.models import GaussianNB
+
+    x = np.clip(np.nan_to_num(data[["x"]].to_numpy(dtype=float)), 0.0, 1.0)
+    labels = data["label"].astype(str).to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = GaussianNB(epsilon=1.0, bounds=(0.0, 1.0)).fit(x, labels)
+    return [str(c) for c in model.classes_], model.theta_.ravel().tolist()

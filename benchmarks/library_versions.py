@@ -34,6 +34,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SMOKERS = {"smoker": [1, 0, 1, 1, 0, 0]}
+LABELS = {"x": [0.1, 0.2, 0.3, 0.8, 0.6, 0.9, 0.4, 0.7], "label": ["a", "a", "b", "b", "a", "c", "b", "a"]}
 SLOPES = {"x": [0.1, 0.05, 0.15, 0.1, 0.2, 0.05, 0.1, 0.15], "y": [0.2, 0.1, 0.3, 0.1, 0.3, 0.2, 0.2, 0.1]}
 LN_3_UP = "1.0987"  # ln 3 = 1.09861…, rounded up: OpenDP's claim for one answer changed
 
@@ -67,6 +68,7 @@ VERSIONS: tuple[Version, ...] = (
     Version("opendp", "0.16.0", (), "survey", False, SMOKERS, LN_3_UP, "smoker={0,1}"),
     Version("diffprivlib", "0.6.6", ("scikit-learn<1.8",), "regression", True, SLOPES, "1", "0,1"),
     Version("diffprivlib", "0.6.6", ("scikit-learn<1.8",), "regression", False, SLOPES, "1", "0,1", PR_110),
+    Version("diffprivlib", "0.6.6", ("scikit-learn<1.8",), "naive_bayes", True, LABELS, "1", "x=0,1;label={a,b,c}"),
 )
 
 
@@ -109,7 +111,7 @@ def audit(version: Version, venv: Path, trials: int, workdir: Path) -> dict:
     columns = list(version.data)
     with data.open("w", newline="") as f:
         csv.writer(f).writerows([columns, *zip(*(version.data[c] for c in columns))])
-    out = workdir / f"{version.library}-{version.version}.json"
+    out = workdir / f"{version.library}-{version.version}-{version.pipeline}{'-patched' if version.patch else ''}.json"
     law = "as-implemented" if version.bug else "ideal"
     command = [
         str(venv / "bin" / "pdp-audit"), "program", f"library_pipelines:{version.pipeline}", "--data", str(data),
