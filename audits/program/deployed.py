@@ -107,11 +107,6 @@ def program_config(deployment: Any, plan: Any, target: Any = None) -> ProgramAud
     return config
 
 
-def program_module(deployment: Any) -> str | None:
-    """The source file of the deployment's program module (None where none is found)."""
-    return module_file(deployment.folder, deployment.program)
-
-
 def certify_program(deployment: Any, code_version: str, plan: Any, progress: bool = False) -> Run:
     """Certify the deployment's program: its config checked, its module and data read once and hashed, the audit
     run by ``plan`` (the catalogue's program kind, whose run confirms findings with the black box), and the

@@ -162,10 +162,9 @@ def _certify_program(deployment: Any, progress: bool = False) -> Run:
 
 
 def _program_module(deployment: Any) -> str | None:
-    # deferred: loads pdp_audit.audits.program.deployed; program --help must not
-    from pdp_audit.audits.program.deployed import program_module
-
-    return program_module(deployment)
+    """The source file of the deployment's program module (None where none is found): found without importing the
+    program audit, which ``certify`` runs in its child process only."""
+    return module_file(deployment.folder, deployment.program)
 
 
 KINDS: tuple[AuditKind, ...] = (
