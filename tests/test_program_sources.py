@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import random
+import secrets
 
 import numpy as np
 import pytest
@@ -144,6 +145,37 @@ def test_the_black_box_draws_every_source_from_the_release_seed():
     first, again = sampler(50, np.random.default_rng(1)), sampler(50, np.random.default_rng(1))
     assert np.array_equal(first, again)
     assert np.unique(first[:, 3]).size == 50
+
+
+def test_secrets_draw_from_the_run_seed():
+    """``secrets``' draws come from the run's generator: the same record and the same black-box releases on every run
+    of one seed (before, two records of one seed differed), their use still named as unreplayable."""
+
+    def salted(data, rng):
+        return [_sum(data) + secrets.SystemRandom().random(), secrets.randbits(8), len(secrets.token_bytes(3))]
+
+    first, again = trace.record(salted, DATA), trace.record(salted, DATA)
+    assert first.numbers.tolist() == again.numbers.tolist()
+    assert any("SystemRandom" in str(note) for note in first.unrecorded)
+    sampler = ReleaseSampler(salted, DATA, 6)  # the encoding's 3 head columns, then the release's 3 numbers
+    releases = sampler(20, np.random.default_rng(1))
+    assert np.array_equal(releases, sampler(20, np.random.default_rng(1)))
+    assert np.unique(releases[:, 3]).size == 20 and set(releases[:, 5].tolist()) == {3.0}
+
+
+def test_a_diffprivlib_mechanism_draws_its_noise_from_the_run_seed():
+    """diffprivlib's mechanisms draw from a ``secrets.SystemRandom`` (``random_state=None``): the audit's record and
+    black box read the same noise on every run of one seed; seen failing before (the recorded noise differed between
+    two records, and a LinearRegression audit's findings between runs of one seed)."""
+    mechanisms = pytest.importorskip("diffprivlib.mechanisms")
+
+    def released(data, rng):
+        return float(mechanisms.Laplace(epsilon=1.0, sensitivity=1.0).randomise(float(_sum(data))))
+
+    first, again = trace.record(released, DATA), trace.record(released, DATA)
+    assert first.calls[0].noise == again.calls[0].noise and not first.unrecorded
+    sampler = ReleaseSampler(released, DATA, 4)
+    assert np.array_equal(sampler(20, np.random.default_rng(1)), sampler(20, np.random.default_rng(1)))
 
 
 def test_a_seed_used_twice_keeps_the_claim_undecided():

@@ -29,8 +29,12 @@ included), the noise is part of the release's noise-free function of the data --
 replay shows a noise-free coordinate that differs -- and the source is noted (:class:`Unrecorded`, "noise seeded with
 a constant: not random") for page 1.
 
-**Randomness that cannot be replayed**: ``os.urandom``, ``secrets``' functions and ``random.SystemRandom``'s draws
-are called as they are, and noted: the record is then not reproducible (the claim undecided), naming them.
+**Randomness that cannot be replayed**: ``os.urandom`` is called as it is, and noted: the record is then not
+reproducible (the claim undecided), naming it.  ``secrets``' functions and ``random.SystemRandom``'s draws are noted
+the same way where the program calls them; they draw, unrecorded, from the run's generator (the session's or the
+black box's release's, the same law: 53 random bits for ``random()``, uniform bits for ``getrandbits`` and
+``randbytes``), so that a library primitive built on them (diffprivlib's mechanisms, whose ``random_state=None``
+is a ``secrets.SystemRandom``) draws the same noise on every run of one seed -- the audit's numbers follow its seed.
 
 **Not covered** (the replay on D then differs from the record: undecided, as before): a name bound before the session
 (``from numpy.random import laplace``, or a ``default_rng()``, ``RandomState()`` or ``random.Random()`` made at the
@@ -48,6 +52,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import secrets
 import sys
 import types
 from typing import Any, Callable, Iterator
@@ -524,22 +529,49 @@ _ABSENT = object()
 
 
 def _unreplayable(sources: Sources, replace: Callable[[Any, str, Any], None]) -> None:
-    """``os.urandom``, ``secrets``' functions and ``random.SystemRandom``'s draws (its class's public methods, on
-    which ``secrets`` builds) called as they are, and noted."""
+    """``os.urandom`` called as it is, ``secrets``' functions and ``random.SystemRandom``'s draws (its class's public
+    methods, on which ``secrets`` builds) drawn from the run's generator (:func:`_seeded_system`), each noted."""
 
-    def noted(what: str, original: Callable) -> Callable:
+    def noted(what: str, original: Callable, seeded: Callable | None = None) -> Callable:
         def call(*args: Any, **kwargs: Any) -> Any:
-            if sources.active:
-                sources.note(what, UNREPLAYABLE, undecided=True)
-            return original(*args, **kwargs)
+            if not sources.active:
+                return original(*args, **kwargs)
+            sources.note(what, UNREPLAYABLE, undecided=True)
+            return (seeded or original)(*args, **kwargs)
 
         call.__name__, call.__doc__ = getattr(original, "__name__", what), original.__doc__
         return call
 
     replace(os, "urandom", noted("os.urandom", os.urandom))
     system = _PYTHON["SystemRandom"]  # secrets' functions are methods of one SystemRandom: they draw through these
-    for name in ("random", "getrandbits", "randbytes"):
-        replace(system, name, noted(f"secrets / random.SystemRandom.{name}", getattr(system, name)))
+    for name, seeded in _seeded_system(sources).items():
+        replace(system, name, noted(f"secrets / random.SystemRandom.{name}", getattr(system, name), seeded))
+    # secrets.randbits is its SystemRandom's getrandbits bound at secrets' import, which the class's does not reach
+    seeded_bits = _seeded_system(sources)["getrandbits"]
+    replace(secrets, "randbits", noted("secrets.randbits", secrets.randbits, lambda k: seeded_bits(None, k)))
+
+
+def _seeded_system(sources: Sources) -> dict[str, Callable]:
+    """``random.SystemRandom``'s draws from the run's generator, the law of each the same: ``random()`` a multiple of
+    2⁻⁵³ in [0, 1) (numpy's ``Generator.random``, as Python's ``SystemRandom.random``), ``getrandbits(k)`` and
+    ``randbytes(n)`` uniform bits (``Generator.bytes``).  numpy's own methods, not the session's recording ones: these
+    draws are never calls on the tape (a library's internals, or noted as unreplayable where the program makes
+    them)."""
+    draw = np.random.Generator
+
+    def system_random(self: Any) -> float:
+        return float(draw.random(sources.rng()))
+
+    def getrandbits(self: Any, k: int) -> int:
+        if k < 0:
+            raise ValueError("number of bits must be non-negative")
+        size = (k + 7) // 8
+        return int.from_bytes(draw.bytes(sources.rng(), size), "little") >> (8 * size - k)
+
+    def randbytes(self: Any, n: int) -> bytes:
+        return draw.bytes(sources.rng(), n)
+
+    return {"random": system_random, "getrandbits": getrandbits, "randbytes": randbytes}
 
 
 def _scipy(sources: Sources, replace: Callable[[Any, str, Any], None]) -> None:
