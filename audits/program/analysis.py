@@ -606,7 +606,8 @@ def _read_pair(
     if "tails" in asked:
         exact.tails = carried_steps.tails_read(replayers, carriers, claim[0])
     if "ranges" in asked and pair.lower is not None:
-        chosen = [c for c in carriers if c.element in pair.unshown]
+        unshown = set(pair.unshown)  # a set: a release of 10⁵ coordinates has as many carriers
+        chosen = [c for c in carriers if c.element in unshown]
         carried_steps.ranges_read(replayers, chosen, pair.lower.low, exact, claim)
 
 
