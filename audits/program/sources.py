@@ -544,10 +544,11 @@ def _unreplayable(sources: Sources, replace: Callable[[Any, str, Any], None]) ->
 
     replace(os, "urandom", noted("os.urandom", os.urandom))
     system = _PYTHON["SystemRandom"]  # secrets' functions are methods of one SystemRandom: they draw through these
-    for name, seeded in _seeded_system(sources).items():
+    seeded_draws = _seeded_system(sources)
+    for name, seeded in seeded_draws.items():
         replace(system, name, noted(f"secrets / random.SystemRandom.{name}", getattr(system, name), seeded))
     # secrets.randbits is its SystemRandom's getrandbits bound at secrets' import, which the class's does not reach
-    seeded_bits = _seeded_system(sources)["getrandbits"]
+    seeded_bits = seeded_draws["getrandbits"]
     replace(secrets, "randbits", noted("secrets.randbits", secrets.randbits, lambda k: seeded_bits(None, k)))
 
 
