@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 import pdp_audit
+from pdp_audit.audits.program import carried_events, carried_steps, comparison, trace
 
 OPTIONS = {"neighbours": "replace-one", "trials": 500, "seed": 0, "law": "ideal", "draw_sets": 1, "search": "named"}
 DATA = np.arange(40) % 7
@@ -83,3 +84,24 @@ def test_a_wide_release_with_a_bare_bin_is_confirmed_on_the_numbers_that_differ(
     confirm = _checks(run)["program-confirm"]
     assert run.verdict == "fail" and confirm.verdict == "fail", confirm.note
     assert 1 <= confirm.details["numbers_read"] <= 2, confirm.details
+
+
+def test_only_the_moved_elements_of_a_wide_pair_are_read_where_the_release_carries_them():
+    """A replacement moves two of the 1,100 bins: only their lower steps are composed, so only they are read where
+    the release carries them (:func:`.carried_steps.unshown`); every carrier is found at once in numpy, and those
+    asked for (``among``) are the same, field for field, as the whole list's.  Seen failing before: ``unshown``
+    named all 1,100 elements (each read by eight replays' checks, and 10⁵ bins took minutes a pair)."""
+    data = np.r_[5, DATA]
+    recorded = trace.record(scale_one, data)
+    found = trace.probe(scale_one, data, recorded, 0)
+    neighbour = np.r_[6, DATA]  # record 0 moved from bin 5 to bin 6
+    c = comparison.compare(scale_one, neighbour, recorded, found)
+    assert carried_steps.unshown(c, found) == (5, 6)
+    every = carried_events.carriers(recorded, c.replayed, found)
+    assert [x.element for x in every] == list(range(WIDE))
+    among = np.zeros(WIDE, dtype=bool)
+    among[[5, 6]] = True
+    assert carried_events.carriers(recorded, c.replayed, found, among) == [every[5], every[6]]
+    five = every[5]  # 6 records in bin 5 on D, 5 on D′ (DATA holds 5): the count plus its recorded draw
+    assert (five.coefficient, five.stretch, five.scale, five.law) == (1.0, 1.0, 1.0, "laplace")
+    assert five.value == 6.0 + five.draw and five.value_after == 5.0 + five.draw

@@ -602,11 +602,17 @@ def _read_pair(
         trace.replayer(session, data, drawn.recorded, drawn.probe),
         trace.replayer(session, made, drawn.recorded, drawn.probe),
     )
-    carriers = carried_events.carriers(drawn.recorded, exact.replayed, drawn.probe)
+    found = drawn.probe
+    among = np.zeros(len(found.elements), dtype=bool)  # the elements read: a histogram's pair moves 2 of 10⁵
+    if "tails" in asked:
+        among |= np.isin(found.columns().call, [index for index, _, _ in exact.replayed.rescaled])
+    if "ranges" in asked:
+        among[list(pair.unshown)] = True
+    carriers = carried_events.carriers(drawn.recorded, exact.replayed, found, among)
     if "tails" in asked:
         exact.tails = carried_steps.tails_read(replayers, carriers, claim[0])
     if "ranges" in asked and pair.lower is not None:
-        unshown = set(pair.unshown)  # a set: a release of 10⁵ coordinates has as many carriers
+        unshown = set(pair.unshown)
         chosen = [c for c in carriers if c.element in unshown]
         carried_steps.ranges_read(replayers, chosen, pair.lower.low, exact, claim)
 

@@ -45,7 +45,11 @@ edges' brackets on each side -- a local reading, as the probe's and :mod:`.landi
 composition of the others is still a lower bound).
 
 **Cost.**  Per pair whose lower composition exceeds the claim: eight replays for every element's range, and four
-per edge (every element's n-th edge in the same four).
+per edge (every element's n-th edge in the same four).  Only the elements whose lower step is composed are read (a
+moved one: :func:`.carried_steps.unshown`; a histogram's neighbour moves two of its 10⁵ bins), and what every
+element needs -- its coordinate, draw and scales (:func:`carriers`), its range's check at the replays
+(:func:`ranges`) -- is found in numpy, each value and comparison the float one an element's alone would be; an
+element is read one by one only where its range failed and its edges are placed (:func:`events`).
 """
 
 from __future__ import annotations
@@ -104,30 +108,51 @@ class Carrier:
         return self.draw + ((e - self.draw) * a + self.value - self.value_after) / (a * s)
 
 
-def carriers(recorded: trace.Run, other: trace.Run, found: trace.Probe) -> list[Carrier]:
+def carriers(
+    recorded: trace.Run, other: trace.Run, found: trace.Probe, among: np.ndarray | None = None
+) -> list[Carrier]:
     """The elements a coordinate carries affinely, one coordinate each (its first), where their law is Laplace or
-    Gaussian, both scales (D's and D′'s) finite and both positive or both 0, and the coordinate finite on D."""
-    out, seen = [], set()
-    for i in np.flatnonzero(found.carrier >= 0).tolist():
-        j = int(found.carrier[i])
-        element = found.elements[j]
-        if j in seen or element.law not in landing.LAWS or element.call >= len(other.calls):
-            continue
-        seen.add(j)
-        after = _scale(other.calls[element.call], element.index)
-        b, a = element.scale, float(found.coefficient[i])
-        y, y_after = float(recorded.numbers[i]), float(other.numbers[i])
-        draw = trace.noise_value(recorded.calls[element.call].noise, element.index)
-        usable = 0 <= b < math.inf and 0 <= after < math.inf and a != 0 and math.isfinite(a * y * draw)
-        if usable and (b > 0) == (after > 0):
-            out.append(Carrier(j, i, a, draw, b, str(element.law), after / b if b > 0 else 1.0, y, y_after))
+    Gaussian, both scales (D's and D′'s) finite and both positive or both 0, and the coordinate finite on D;
+    ``among``: a mask of the elements asked for (None: all).  Every element at once, in numpy: each test is the
+    float comparison, and each value the float, that one element's alone would be (a histogram of 10⁵ bins carries
+    as many elements); a :class:`Carrier` is made only for those asked."""
+    n = len(found.elements)
+    at = np.flatnonzero(found.carrier >= 0)
+    element = found.carrier[at]
+    _, first = np.unique(element, return_index=True)  # each element's first coordinate
+    first.sort()  # in the coordinates' order
+    i, j = at[first], element[first]
+    columns = found.columns()
+    laws = columns.law[j]
+    keep = (laws == landing.LAWS[0]) | (laws == landing.LAWS[1])  # an object array: elementwise ==
+    keep &= columns.call[j] < len(other.calls)
+    if among is not None:
+        keep &= among[j]
+    i, j = i[keep], j[keep]
+    wanted = np.zeros(n, dtype=bool)
+    wanted[j] = True
+    b, after = columns.scale[j], _scales(other.calls, found, wanted)[j]
+    a, y, y_after = found.coefficient[i], recorded.numbers[i], other.numbers[i]
+    draw = trace.draws(recorded.calls, found.grouped(), n)[j]
+    with np.errstate(all="ignore"):
+        usable = (0 <= b) & (b < math.inf) & (0 <= after) & (after < math.inf) & (a != 0) & np.isfinite(a * y * draw)
+        usable &= (b > 0) == (after > 0)
+        stretch = np.where(b > 0, after / np.where(b > 0, b, 1.0), 1.0)
+    laws = columns.law[j]
+    rows = zip(*(v[usable].tolist() for v in (j, i, a, draw, b, laws, stretch, y, y_after)))
+    return [Carrier(k, c, coef, d, s, str(law), st, v, va) for k, c, coef, d, s, law, st, v, va in rows]
+
+
+def _scales(calls: list[Call], found: trace.Probe, wanted: np.ndarray) -> np.ndarray:
+    """Per element, its scale in the replayed ``calls`` (its call's scale broadcast to its noise's shape), read for
+    the calls of the ``wanted`` elements only (NaN elsewhere)."""
+    out = np.full(len(found.elements), math.nan)
+    for call, start, stop, indices in found.grouped():
+        if wanted[start:stop].any():
+            scale = np.asarray(1.0 if calls[call].scale is None else calls[call].scale, dtype=float)
+            flat = np.atleast_1d(np.broadcast_to(scale, np.shape(calls[call].noise))).ravel()
+            out[start:stop] = flat[indices]
     return out
-
-
-def _scale(call: Call, index: int) -> float:
-    """The ``index``-th element's scale in a replayed call (its scale broadcast to its noise's shape)."""
-    scale = np.asarray(1.0 if call.scale is None else call.scale, dtype=float)
-    return trace.noise_value(np.broadcast_to(scale, np.shape(call.noise)), index)
 
 
 def outside(law: str, scale: float, reach: float) -> float:
@@ -150,26 +175,40 @@ def ranges(
     half = {c.element: BRACKET * (c.scale + reach[c.element]) for c in found}
     points = [(-1.0, 0.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 0.0)]  # (end, bracket): −T, −T + h, T − h, T
     out = {c.element: outside(c.law, c.scale, reach[c.element]) for c in found}
-    for replayer, on_d_side in ((on_d, True), (on_after, False)):
+    for replayer, on_d_side in ((on_d, True), (on_after, False)) if found else ():
         runs = [
             replayer({c.element: end * reach[c.element] + h * half[c.element] - c.draw for c in found})
             for end, h in points
         ]
-        for c in found:
-            chain = [math.nan if r is None else float(r[c.coordinate]) for r in runs]
-            if not math.isfinite(c.value_after):  # an infinite shift: D's finite, D′'s non-finite throughout
-                if any(r is None or math.isfinite(v) != on_d_side for r, v in zip(runs, chain)):
-                    out.pop(c.element, None)
-                continue
-            chain.insert(2, c.value if on_d_side else c.value_after)  # the recorded draw, between −T + h and T − h
-            sign = math.copysign(1.0, c.coefficient)
-            if not all(sign * (b - a) > 0 for a, b in zip(chain, chain[1:])):  # NaN compares False: fails
+        for c, holds in zip(found, _held(runs, found, on_d_side).tolist()):
+            if not holds:
                 out.pop(c.element, None)
     for c in degenerate:
         if not release_codec.differ(np.array([c.value]), np.array([c.value_after])).all():
             continue
         out[c.element] = 0.0
     return out
+
+
+def _held(runs: list[np.ndarray | None], found: list[Carrier], on_d_side: bool) -> np.ndarray:
+    """Per carrier, whether its range holds on one side (module notes) at the four ``runs`` (−T, −T + h, T − h, T):
+    its coordinate strictly increasing in the coefficient's direction through them and the recorded draw (between
+    −T + h and T − h), or for an infinite shift (non-finite on D′ at D's draws), finite throughout on D and
+    non-finite throughout on D′.  A run that failed (None) fails every carrier.  Every carrier at once, in numpy:
+    each difference, product and comparison is the float operation one carrier's alone would be, and NaN compares
+    False (fails), as it does in Python."""
+    if any(r is None for r in runs):
+        return np.zeros(len(found), dtype=bool)
+    at = np.array([c.coordinate for c in found], dtype=np.int64)
+    values = [np.asarray(r, dtype=float)[at] for r in runs]
+    recorded = np.array([c.value if on_d_side else c.value_after for c in found], dtype=float)
+    infinite = ~np.isfinite(np.array([c.value_after for c in found], dtype=float))
+    chain = np.stack(values[:2] + [recorded] + values[2:])
+    sign = np.copysign(1.0, np.array([c.coefficient for c in found], dtype=float))
+    with np.errstate(invalid="ignore"):
+        monotone = np.all(sign * np.diff(chain, axis=0) > 0, axis=0)
+    finite = np.all(np.isfinite(np.stack(values)) == on_d_side, axis=0)
+    return (infinite & finite) | (~infinite & monotone)
 
 
 def _reach(c: Carrier, tau: float) -> float:
