@@ -35,15 +35,16 @@ from typing import Literal
 import numpy as np
 
 from pdp_audit.mechanisms.base import RegisteredMechanism, neighbour_rows
-from pdp_audit.mechanisms.laplace import LaplacePair
+from pdp_audit.mechanisms.laplace import LaplacePair, laplace_scale
 from pdp_audit.verify.inputs.validation import InputError, nonnegative, positive
 
 Relation = Literal["add", "remove"]
 
 
 def geometric_scale(epsilon: float, sensitivity: int = 1) -> float:
-    """b = Δ/ε, which makes the geometric mechanism (ε, 0)-DP (module notes)."""
-    return positive("sensitivity", sensitivity) / positive("epsilon", epsilon)
+    """b = Δ/ε, which makes the geometric mechanism (ε, 0)-DP (module notes), rounded up as the Laplace scale is
+    (:func:`pdp_audit.mechanisms.laplace.laplace_scale`: Δ/b ≤ ε in exact arithmetic)."""
+    return laplace_scale(epsilon, positive("sensitivity", sensitivity))
 
 
 def geometric_delta(epsilon: float, scale: float, shift: int = 1) -> float:

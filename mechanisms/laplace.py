@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Callable, Literal
 
 import numpy as np
@@ -40,8 +41,20 @@ Relation = Literal["add", "remove"]
 
 
 def laplace_scale(epsilon: float, sensitivity: float = 1.0) -> float:
-    """The scale b = Δ/ε that makes the Laplace mechanism (ε, 0)-DP (Dwork & Roth 2014, Theorem 3.6)."""
-    return positive("sensitivity", sensitivity) / positive("epsilon", epsilon)
+    """The scale b = Δ/ε that makes the Laplace mechanism (ε, 0)-DP (Dwork & Roth 2014, Theorem 3.6), rounded up
+    (:func:`scale_within`): the float quotient Δ/ε may round down, and then Δ/b > ε exactly (1/(1/0.7) > 0.7 by
+    2.9e-17 in rationals) -- a mechanism that is not (ε, 0)-DP."""
+    return scale_within(positive("sensitivity", sensitivity), Fraction(positive("epsilon", epsilon)))
+
+
+def scale_within(numerator: float, budget: Fraction) -> float:
+    """The smallest double b ≥ fl(numerator/budget) with numerator/b ≤ ``budget`` in exact arithmetic: a Laplace
+    scale whose loss bound, taken in rationals, is within the budget (the float quotient is within an ulp of the
+    exact one, so at most a step or two up)."""
+    scale = float(Fraction(numerator) / budget)
+    while Fraction(numerator) / Fraction(scale) > budget:
+        scale = math.nextafter(scale, math.inf)
+    return scale
 
 
 def laplace_delta(epsilon: float, scale: float, sensitivity: float = 1.0) -> float:
@@ -130,6 +143,17 @@ class LaplacePair:
         if np.ndim(self.scale) == 0:
             return float(np.abs(self.delta_z).sum() / self.scale)
         return float(np.sum(np.abs(self.delta_z) / self.scale))
+
+    @property
+    def exact_loss_bound(self) -> Fraction:
+        """η_z of :attr:`loss_bound` in exact arithmetic on the pair's doubles, Σ_i |q'_i − q_i|/b_i in rationals:
+        what decides δ(ε) = 0 at an ε a rounding away from η_z (:func:`pdp_audit.verify.evidence.pure_dp.
+        bounded_profile`)."""
+        scales = np.broadcast_to(self.scale, self.q_d.shape)
+        return sum(
+            (abs(Fraction(a) - Fraction(b)) / Fraction(c) for a, b, c in zip(self.q_dprime, self.q_d, scales)),
+            Fraction(0),
+        )
 
     @property
     def coordinate_bounds(self) -> np.ndarray:

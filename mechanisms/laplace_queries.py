@@ -45,11 +45,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
 from pdp_audit.mechanisms.base import RegisteredMechanism
-from pdp_audit.mechanisms.laplace import L1Query, LaplaceMechanism, clip_rows_l1
+from pdp_audit.mechanisms.laplace import L1Query, LaplaceMechanism, clip_rows_l1, scale_within
 from pdp_audit.verify.inputs.validation import InputError, nonnegative, positive
 
 
@@ -59,7 +60,8 @@ def mean_scales(epsilon: float, clip: float, split: float, dimension: int) -> np
     epsilon, clip = positive("epsilon", epsilon), positive("clip", clip)
     if not 0 < split < 1:
         raise InputError(f"split must be in (0, 1), got {split}")
-    return np.array([clip / (split * epsilon)] * int(dimension) + [1.0 / ((1 - split) * epsilon)])
+    shares = Fraction(split) * Fraction(epsilon), (1 - Fraction(split)) * Fraction(epsilon)  # exact: Σ = ε
+    return np.array([scale_within(clip, shares[0])] * int(dimension) + [scale_within(1.0, shares[1])])
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -99,6 +100,11 @@ class RandomizedResponsePair:
     def loss_bound(self) -> float:
         """ε_r: |L(o)| ≤ ε_r for every report (module notes), the pair's pure-DP ε."""
         return self.randomization
+
+    @property
+    def exact_loss_bound(self) -> Fraction:
+        """:attr:`loss_bound` in rationals (a double, so exactly)."""
+        return Fraction(self.randomization)
 
     def truth(self, world) -> int:
         return self.value if check_world(world) == "D" else self.other

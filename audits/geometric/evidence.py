@@ -87,7 +87,7 @@ def exact_profile(pair: geo.GeometricPair) -> pure.Profile:
     return pure.bounded_profile(
         lambda e: geo.geometric_delta(e, scale, shift),
         lambda d: geo.geometric_epsilon(d, scale, shift),
-        pair.loss_bound,
+        pair.exact_loss_bound,
     )
 
 
@@ -110,6 +110,6 @@ def _individual(s: GeometricSetup, budget: pure.Budget) -> tuple[DpClaim, Any, p
     sens = s.query.per_instance_sensitivities(s.rows)
     index = int(np.argsort(sens, kind="stable")[len(sens) // 2])
     pair = s.mechanism.pair(s.rows, s.rows[index], "remove")
-    eps_i = pair.loss_bound
+    eps_i = pure.rounded_up(pair.exact_loss_bound)  # rounded up: a pure ε the row has in exact arithmetic
     spec = CHECKS["pdp-median-individual"].fill(index=index, sensitivity=sens[index], eps_i=eps_i, delta=budget.delta)
     return DpClaim(spec, "D||D'", eps_i, budget.delta), pair, exact_profile(pair)

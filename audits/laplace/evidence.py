@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, replace
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -124,25 +125,40 @@ def _scale_parameters(s: LaplaceSetup) -> dict:
     }
 
 
-def exact_profile(pair: lap.LaplacePair) -> pure.Profile:
+def exact_profile(pair: lap.LaplacePair, bound: Fraction | None = None) -> pure.Profile:
     """The pair's exact δ(ε) and its inverse, where Δ_z lies on at most two coordinates (one: the closed form of
     :mod:`pdp_audit.mechanisms.laplace`; two: :func:`pdp_audit.mechanisms.laplace_queries.two_coordinate_delta`),
-    else unknown.  δ(ε) = 0 from ε within :data:`~pdp_audit.verify.evidence.pure_dp.BOUND_ROUNDING` below the
-    bound η_z = ‖Δ_z‖_1/b."""
+    else unknown.  δ(ε) = 0 from the bound on, decided in rationals
+    (:func:`~pdp_audit.verify.evidence.pure_dp.bounded_profile`): ``bound``, the mechanism's proven one
+    (:func:`proven_bound`), or the pair's own η_z = ‖Δ_z‖_1/b in rationals on its doubles."""
+    bound = pair.exact_loss_bound if bound is None else bound
     bounds = pair.coordinate_bounds[pair.delta_z != 0]
     eta = pair.loss_bound
     if bounds.size <= 1:
         return pure.bounded_profile(
-            lambda e: lap.laplace_delta(e, 1.0, eta), lambda d: lap.laplace_epsilon(d, 1.0, eta), eta
+            lambda e: lap.laplace_delta(e, 1.0, eta),
+            lambda d: lap.laplace_epsilon(d, 1.0, eta),
+            bound,
         )
     if bounds.size == 2:
         eta_1, eta_2 = (float(b) for b in bounds)
         return pure.bounded_profile(
             lambda e: lq.two_coordinate_delta(e, eta_1, eta_2),
             lambda d: lq.two_coordinate_epsilon(d, eta_1, eta_2),
-            eta,
+            bound,
         )
-    return pure.Profile()
+    return pure.Profile(bound=bound)
+
+
+def proven_bound(s: LaplaceSetup) -> Fraction:
+    """The bound on |L| the module proves for the mechanism's worst pair, in rationals on the deployed scales: Δ/b
+    (the mean: C/b_s + 1/b_c).  The worst pair stands for it: its means are float sums, whose difference may exceed
+    Δ by their rounding (Casacuberta et al. 2022) -- the float program's matter, outside the mathematical
+    mechanism this audit certifies (its scope line)."""
+    scale = np.atleast_1d(s.scale)
+    if isinstance(s.query, lq.MeanQuery):
+        return Fraction(s.query.clip) / Fraction(float(scale[0])) + 1 / Fraction(float(scale[-1]))
+    return Fraction(float(s.query.sensitivity)) / Fraction(float(scale[0]))
 
 
 def worst_case_pair(s: LaplaceSetup) -> lap.LaplacePair:
@@ -164,7 +180,12 @@ def laplace_evidence(
             f"by C/b_s + 1/b_c = {pair.loss_bound:.4g})",
         )
     audit = pure.PureAudit(
-        CHECKS, pair, exact_profile(pair), lambda budget: _individual(s, budget), "median-individual", loss_bound
+        CHECKS,
+        pair,
+        exact_profile(pair, proven_bound(s)),
+        lambda budget: _individual(s, budget),
+        "median-individual",
+        loss_bound,
     )
     return pure.pure_dp_evidence(audit, config, executor, progress)
 
@@ -189,7 +210,7 @@ def _individual(s: LaplaceSetup, budget: pure.Budget) -> tuple[DpClaim, Any, pur
         sens = s.query.per_instance_sensitivities(s.rows)
     index = int(np.argsort(sens, kind="stable")[len(sens) // 2])  # ties in row order on every CPU
     pair = s.mechanism.pair(s.rows, s.rows[index], "remove")
-    eps_i = pair.loss_bound  # ‖Δ_z‖_1/b of the released values themselves (the row's norm can differ in the last ulp)
+    eps_i = pure.rounded_up(pair.exact_loss_bound)  # ‖Δ_z‖_1/b of the released values, rounded up: a claim it has
     spec = CHECKS["pdp-median-individual"].fill(index=index, sensitivity=sens[index], eps_i=eps_i, delta=budget.delta)
     if isinstance(s.query, lq.MeanQuery):  # the count moves too: ε_z adds 1/b_c
         spec = replace(

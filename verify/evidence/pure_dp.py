@@ -17,8 +17,10 @@ A pair here has ``loss_bound`` η, with |L(o)| ≤ η for every release o (each 
 
 from __future__ import annotations
 
+import math
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -34,24 +36,48 @@ from pdp_audit.verify.evidence.pair_validation import loss_consistency_check
 from pdp_audit.verify.evidence.privacy_profile import bound_supported
 from pdp_audit.verify.evidence.profile_checks import dp_check_with_profile, profile_draws, profile_grid
 
-#: Relative slack of ``loss-bound``: the loss is a sum of d differences of |·|, each rounded to a few ulp.
+#: Relative allowance of ``loss-bound``'s draws over the claim: the loss is a sum of d differences of |·|, each
+#: rounded to a few ulp.  Not a proven bound, and it cannot certify: a pass needs the pair's exact bound η ≤ ε in
+#: rationals (:func:`loss_bound_check`); the allowance only decides when a draw contradicts that bound (a fail).
 LOSS_BOUND_RTOL = 1e-9
-#: An ε within this relative distance (4 ulps) below a pair's bound η is the bound: a scale calibrated as b = Δ/ε
-#: gives back Δ/b = ε only up to rounding (3/(3/0.7) = 0.7000000000000001), where δ(ε) = 0 exactly.
-BOUND_ROUNDING = 2.0**-50
 
 
 @dataclass(frozen=True)
 class Profile:
-    """A pair's exact privacy profile δ(ε) and its inverse ε(δ), where known (None: only δ = 0 from the bound on)."""
+    """A pair's exact privacy profile δ(ε) and its inverse ε(δ), where known (None: only δ = 0 from the bound on);
+    ``bound``: the proven bound η on the pair's |L| in rationals (None: none known), on which δ(ε) = 0 for ε ≥ η and
+    ``loss-bound`` are decided exactly."""
 
     delta: Callable[[float], float] | None = None
     epsilon: Callable[[float], float] | None = None
+    bound: Fraction | None = None
 
 
-def bounded_profile(delta: Callable[[float], float], epsilon: Callable[[float], float], eta: float) -> Profile:
-    """``delta`` made exactly 0 from ε within :data:`BOUND_ROUNDING` below the loss bound ``eta``."""
-    return Profile(lambda e: 0.0 if e >= eta * (1 - BOUND_ROUNDING) else delta(e), epsilon)
+def bounded_profile(delta: Callable[[float], float], epsilon: Callable[[float], float], eta: Fraction) -> Profile:
+    """``delta`` made exactly 0 from the exact loss bound ``eta`` on (ε ≥ η decided in rationals: |L| ≤ η gives
+    δ(ε) = 0), and below it never 0: where the float formula gives 0 at an ε < η (η rounds to ε or below), the
+    proven upper bound :func:`gap_bound` instead."""
+
+    def exact(e: float) -> float:
+        if Fraction(e) >= eta:
+            return 0.0
+        value = delta(e)
+        return value if value > 0 else gap_bound(eta - Fraction(e))
+
+    return Profile(exact, epsilon, eta)
+
+
+def gap_bound(gap: Fraction) -> float:
+    """An upper bound on δ(ε) of a pair whose loss is at most η, from the exact gap η − ε > 0: the loss is at most η
+    under D, so δ(ε) = E_D[(1 − e^{ε − L})₊] ≤ 1 − e^{ε − η} ≤ η − ε, rounded up to a double."""
+    return rounded_up(gap)
+
+
+def rounded_up(value: Fraction) -> float:
+    """The smallest double at least ``value``: a bound taken to a double on its safe side (an individual's pure ε
+    stated from its exact η, so that the claim holds)."""
+    near = float(value)
+    return near if Fraction(near) >= value else math.nextafter(near, math.inf)
 
 
 @dataclass(frozen=True)
@@ -109,7 +135,8 @@ def dp_check(spec: CheckSpec, pair, losses, direction: str, epsilon: float, budg
         exact_delta=profile.delta,
         exact_epsilon=profile.epsilon,
     )
-    if profile.delta is None and epsilon >= pair.loss_bound:  # δ(ε) = 0 beyond the bound, proved for every pair
+    eta = profile.bound
+    if profile.delta is None and eta is not None and Fraction(epsilon) >= eta:  # δ(ε) = 0 from the bound, in rationals
         check = with_exact_zero(check, budget.delta)
     return check
 
@@ -120,24 +147,33 @@ def with_exact_zero(check: Evidence, delta: float) -> Evidence:
     return replace(check, exact=0.0, supports=lambda ci, alpha: bound_supported(ci, delta, 0.0))
 
 
-def loss_bound_check(spec: CheckSpec, loss_d: np.ndarray, loss_dp: np.ndarray, epsilon: float, eta: float):
-    """|L(o)| ≤ ε on every draw of both worlds: the bound pure DP rests on (attained where the loss has atoms at ±η).
+def loss_bound_check(spec: CheckSpec, loss_d: np.ndarray, loss_dp: np.ndarray, epsilon: float, pair, eta):
+    """|L(o)| ≤ ε for every release: the bound pure DP rests on (attained where the loss has atoms at ±η).
 
-    The losses arrive rounded to the resolution R = 2^-32 at which they are compared
-    (:func:`pdp_audit.mechanisms.base.at_loss_resolution`): the bound is checked to ε(1 + 1e-9) + R/2, which matters
-    only for an ε near R (at ε = 1e-6 rounding alone moves an atom at ε by up to 1.2e-4 of it)."""
+    Decided exactly on the pair's proven bound: every release has |L| ≤ η (each mechanism's module proves it), so
+    the claim holds where η ≤ ε in rationals (``eta``, :attr:`Profile.bound`) and fails where η > ε (the atoms at η have
+    positive mass).  The draws test that proof against the sampler: their losses arrive rounded to the resolution
+    R = 2^-32 (:func:`pdp_audit.mechanisms.base.at_loss_resolution`), and one above ε(1 + :data:`LOSS_BOUND_RTOL`)
+    + R/2 contradicts it (a fail); within that they are consistent, and the verdict is η's.  *Sound for*: a pair
+    whose ``eta`` is the bound its module proves; a pair without one is decided by its draws alone."""
     largest = float(max(np.max(np.abs(loss_d)), np.max(np.abs(loss_dp))))
     relative = epsilon * (1 + LOSS_BOUND_RTOL)
-    holds = largest <= relative + LOSS_RESOLUTION / 2
+    drawn = largest <= relative + LOSS_RESOLUTION / 2
+    proven = eta is None or eta <= Fraction(epsilon)
     rounding = " and half the loss resolution 2^-32" if relative < largest <= relative + LOSS_RESOLUTION / 2 else ""
+    exact = (
+        ""
+        if eta is None
+        else f"; exact η {'≤' if proven else '>'} ε in rationals (η − ε = {float(eta - Fraction(epsilon)):.3g})"
+    )
     return builders.exact_check(
         spec,
-        holds=holds,
+        holds=drawn and proven,
         estimate=largest,
         note=f"Largest |L| over {loss_d.size + loss_dp.size:,} releases of both worlds: {largest:.6g} "
-        f"(claimed ε = {epsilon:g}, relative tolerance {LOSS_BOUND_RTOL:g}{rounding}).",
+        f"(claimed ε = {epsilon:g}, draws allowed relative {LOSS_BOUND_RTOL:g}{rounding}){exact}.",
         largest_loss=largest,
-        loss_bound=eta,
+        loss_bound=pair.loss_bound,
     )
 
 
@@ -165,7 +201,7 @@ def pure_dp_checks(
     return [
         dp_check(specs.forward, pair, losses, "D||D'", epsilon, budget, profile),
         dp_check(specs.reverse, pair, losses, "D'||D", epsilon, budget, profile),
-        loss_bound_check(specs.loss_bound, loss_d, loss_dp, epsilon, pair.loss_bound),
+        loss_bound_check(specs.loss_bound, loss_d, loss_dp, epsilon, pair, profile.bound),
         loss_consistency_check(loss_d, loss_dp, guards=specs.forward),
         builders.tail_curve_check(
             specs.tail_curve,

@@ -1,0 +1,68 @@
+"""Pure DP decided in rationals, no tolerance (:mod:`pdp_audit.verify.evidence.pure_dp`): the calibrated scales
+are pure in exact arithmetic, δ(ε) = 0 only from ε ≥ η exactly, and a scale an ulp short is refuted, never
+certified inside a rounding allowance."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from pdp_audit.audits.laplace import evidence as laplace_evidence
+from pdp_audit.audits.laplace.checks import CHECKS
+from pdp_audit.cli import main as cli
+from pdp_audit.mechanisms import geometric as geo
+from pdp_audit.mechanisms import laplace as lap
+from pdp_audit.mechanisms import laplace_queries as lq
+from pdp_audit.verify.evidence import pure_dp as pure
+
+#: ε whose float calibration Δ/ε rounds the scale down: Δ/fl(Δ/ε) > ε in rationals (by 2.9e-17 and 6.5e-17).
+SHORT = [(0.7, 1.0), (0.7, 3.0)]
+
+
+@pytest.mark.parametrize(("epsilon", "sensitivity"), SHORT)
+def test_the_calibrated_scale_is_pure_in_rationals(epsilon, sensitivity):
+    """Seen failing: b = Δ/ε in floats (1/(1/0.7) exceeds 0.7 by 2.9e-17 in rationals): not (ε, 0)-DP."""
+    assert Fraction(sensitivity) / Fraction(sensitivity / epsilon) > Fraction(epsilon)  # the float quotient is short
+    for scale in (lap.laplace_scale(epsilon, sensitivity), geo.geometric_scale(epsilon, sensitivity)):
+        assert Fraction(sensitivity) / Fraction(scale) <= Fraction(epsilon)
+        assert Fraction(sensitivity) / Fraction(np.nextafter(scale, 0)) > Fraction(epsilon)  # the smallest such
+
+
+def test_the_mean_scales_share_epsilon_exactly():
+    """Seen failing: C/(wε) and 1/((1 − w)ε) in floats, whose bounds add to more than ε in rationals (w = 0.3)."""
+    epsilon, split = 0.7, 0.3
+    scales = lq.mean_scales(epsilon, 1.0, split, 2)
+    assert 1 / Fraction(scales[0]) + 1 / Fraction(scales[-1]) <= Fraction(epsilon)
+
+
+def test_a_scale_an_ulp_short_is_not_certified_by_its_profile():
+    """The user's b = fl(1/0.7): the exact η exceeds ε = 0.7 by 2.9e-17, so δ(0.7) > 0 -- the float formula gives 0
+    there, and the profile gives the proven bound η − ε rounded up instead.  Seen failing: δ(ε) made 0 within 4 ulps
+    below the float η (``BOUND_ROUNDING``), certifying the claim (0.7, 0)."""
+    pair = lap.LaplacePair(np.zeros(1), np.ones(1), 1 / 0.7)
+    profile = laplace_evidence.exact_profile(pair)
+    assert pair.loss_bound == 0.7 and lap.laplace_delta(0.7, 1.0, pair.loss_bound) == 0.0  # floats see no gap
+    gap = pair.exact_loss_bound - Fraction(0.7)
+    assert profile.delta is not None and Fraction(profile.delta(0.7)) >= gap / 2 > 0  # δ(ε) ≥ (1 − e^(ε−η))/2
+    assert profile.delta(float(pure.rounded_up(pair.exact_loss_bound))) == 0.0  # from the exact η on: 0
+
+
+def test_loss_bound_fails_on_a_scale_an_ulp_short():
+    """Seen failing: the draws' largest |L| = 0.7 passed within ε(1 + 1e-9), though the exact η exceeds ε."""
+    pair = lap.LaplacePair(np.zeros(1), np.ones(1), 1 / 0.7)
+    losses = np.array([0.7, -0.7])
+    spec = CHECKS["loss-bound"].fill(eps=0.7, eta=pair.loss_bound)
+    short = pure.loss_bound_check(spec, losses, losses, 0.7, pair, pair.exact_loss_bound)
+    assert short.verdict == "fail"
+    calibrated = lap.LaplacePair(np.zeros(1), np.ones(1), lap.laplace_scale(0.7))
+    exact = pure.loss_bound_check(spec, losses, losses, 0.7, calibrated, calibrated.exact_loss_bound)
+    assert exact.verdict == "pass"
+
+
+def test_the_cli_refutes_a_scale_an_ulp_short_and_certifies_the_calibrated_one():
+    """Seen failing: ``--scale 1.4285714285714286`` (= 1/0.7 in floats) at the claim (0.7, 0) exited 0."""
+    words = ["run", "laplace", "--claim-epsilon", "0.7", "--query", "count", "--trials", "2e4", "--report", "none"]
+    assert cli.main([*words, "--quiet", "--scale", repr(1 / 0.7)]) == 1
+    assert cli.main([*words, "--quiet"]) == 0
