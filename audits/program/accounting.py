@@ -38,10 +38,12 @@ EPSILON_ERROR = 1e-3
 #: part is a post-processing of it), and an ε_i-pure step moves δ(ε) of the rest to at most δ_rest(ε − ε_i) (Dwork &
 #: Roth 2014, Thm 3.16, with δ_i = 0), so the upper is taken at ε − Σε_i.
 TINY = 1e-9
-#: Relative margin by which a lower bound on δ(ε) must exceed the claim's δ to refute it (:func:`exceeds`): the bound
-#: is computed in floating point (a Gaussian's δ from two normal tails, a grid's sums); inside the margin the pair's
-#: upper bound is above δ as well, so the pair is undecided -- the margin can only withhold a verdict, never certify.
-#: A pure composition is certified by exact rational arithmetic instead (:func:`certified`): no margin.
+#: Relative margin by which a *grid* composition's lower bound on δ(ε) must exceed the claim's δ to refute it
+#: (:func:`exceeds`): the grid's sums and FFTs are not rounded outward, and their round-off is not proven
+#: (:mod:`pdp_audit.mechanisms.pld_composition`, "Not certified"), so this margin is an allowance, not a proof.
+#: It can only withhold a refutation: inside it the upper bound is above δ as well, and the pair is undecided.
+#: Every other lower bound is proven (a Gaussian's, outward from 256 bits; a pure composition's, in rationals) and
+#: is compared with δ exactly.
 ROUNDING = 1e-9
 
 
@@ -283,6 +285,9 @@ class Composed:
     #: a Gaussian composition's δ(ε) at the steps' float μ (None elsewhere): a claim's δ in [read, high) is certified
     #: at the readings, not at their intervals' top -- read exactly, the pair may be (:func:`.analysis._read_exactly`)
     read: float | None = None
+    #: ``low`` comes from the grid, whose round-off is not bounded (:data:`ROUNDING`); False: ``low`` is a proven
+    #: lower bound as a double (rounded outward, or exact)
+    gridded: bool = False
 
 
 def composed_delta(steps: list[Step], epsilon: float) -> Composed:
@@ -321,15 +326,24 @@ def _composed_within(steps: list[Step], epsilon: float, budget: Fraction) -> Com
         else:
             high = _composed(rest, _down(budget - spent), budget - spent)
         how = f"{low.how}; {len(tiny)} step(s) of pure ε ≤ {TINY:g} composed around"
-        composed = Composed(low.low, high.high, low.pure + sum(s.pure_epsilon() for s in tiny), how, rounding)
+        spent_pure = low.pure + sum(s.pure_epsilon() for s in tiny)
+        composed = Composed(low.low, high.high, spent_pure, how, rounding, gridded=low.gridded)
     else:
         composed = dataclasses.replace(_composed(steps, epsilon, budget), rounding=rounding)
     excess = _excess(steps, budget)
     if excess is not None:  # a float sum's rounding may do that: said, as the shown Σε_i may round to ε
         composed = dataclasses.replace(composed, how=f"{composed.how}; exact Σε_i − ε ≥ {float(excess):.3g}")
     if slack and composed.low > 0:
-        return dataclasses.replace(composed, low=max(0.0, composed.low - slack))
+        return dataclasses.replace(composed, low=_less(composed.low, slack))
     return composed
+
+
+def _less(low: float, slack: float) -> float:
+    """max(0, ``low`` − ``slack``) rounded down: a lower bound lowered stays one as a double."""
+    value = low - slack
+    if Fraction(value) > Fraction(low) - Fraction(slack):
+        value = math.nextafter(value, -math.inf)
+    return max(0.0, value)
 
 
 def _moving(steps: list[Step]) -> tuple[list[Step], list[Step]]:
@@ -579,7 +593,7 @@ def _on_the_grid(steps: list[Step], pure: float, epsilon: float) -> Composed:
         how = "large shifts capped" if capped != below else "a shift unbounded above"
         laws = [s.loss_law(False) for s in capped]
         low = composed_profile_of(laws, EPSILON_ERROR).delta_bounds(epsilon)[0] if laws else 0.0
-        return Composed(low, 1.0, pure, f"grid composition of {len(steps)} steps, {how} (a lower bound)")
+        return Composed(low, 1.0, pure, f"grid composition of {len(steps)} steps, {how} (a lower bound)", gridded=True)
     tops = [s for s in above if s is not None]
     low = high = 0.0
     for reverse in (False, True):
@@ -588,13 +602,16 @@ def _on_the_grid(steps: list[Step], pure: float, epsilon: float) -> Composed:
         lower_laws = [s.loss_law(reverse) for s in below] if below != tops and below else None
         a, b = composed_profile_of([s.loss_law(reverse) for s in tops], EPSILON_ERROR, lower_laws).delta_bounds(epsilon)
         low, high = max(low, a if below else 0.0), max(high, b)
-    return Composed(low, high, pure, f"grid composition of {len(steps)} steps (bounds, shift {EPSILON_ERROR:g} in ε)")
+    how = f"grid composition of {len(steps)} steps (bounds, shift {EPSILON_ERROR:g} in ε)"
+    return Composed(low, high, pure, how, gridded=True)
 
 
-def exceeds(low: float, delta: float) -> bool:
-    """Whether a lower bound ``low`` on a pair's δ(ε) refutes the claim's δ: the one definition of "δ exceeded" the
-    audit decides by.  ``low`` is computed in floating point (a Gaussian's δ from two normal tails, a grid's sums);
-    a refutation asks it to exceed δ by the relative :data:`ROUNDING` as well, so that a bound within rounding of the
-    claim never refutes.  Such a bound never certifies either: the upper bound is at least ``low``, hence above δ,
-    and the pair stays undecided (an upper composition above the claim)."""
-    return low > delta * (1 + ROUNDING)
+def exceeds(composed: Composed, delta: float) -> bool:
+    """Whether a composition's lower bound on a pair's δ(ε) refutes the claim's δ: the one definition of "δ
+    exceeded" the audit decides by.  A proven lower bound (a Gaussian's, rounded outward from 256 bits; 0 or 1 where
+    exact) is compared with δ exactly: above it, the claim is false.  A grid's is not proven to the last bits
+    (:data:`ROUNDING`): it refutes only beyond that relative margin.  Inside the margin nothing is certified either:
+    the upper bound is at least ``low``, hence above δ, and the pair stays undecided."""
+    if composed.gridded:
+        return composed.low > delta * (1 + ROUNDING)
+    return composed.low > delta

@@ -633,7 +633,7 @@ def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon
     same = carried == known  # the same steps composed once (an OpenDP law's lower steps are not among the known)
     lower = (upper if same else accounting.composed_delta(carried, epsilon)) if carried else None
     composition: list[Finding] = list(unaccounted)
-    above = lower is not None and accounting.exceeds(lower.low, delta)
+    above = lower is not None and accounting.exceeds(lower, delta)
     unshown = carried_steps.unshown(c, found) if above else ()
     result.unshown = unshown
     if above and not unshown:
