@@ -198,10 +198,12 @@ def _corollary16_verdict(printed: np.ndarray, eta: np.ndarray, epsilon: float, d
     operations, the printed ε of a dozen: γ_12 = 12u/(1 − 12u) < 2⁻⁴⁸ of them, Higham 2002, Lemma 3.1).  Fail where
     one is proven invalid, pass where all are proven valid, else inconclusive.  *Sound for* the rows' doubles f'',
     ‖x‖ and σ as computed, to what ``delta_bounds`` is."""
-    widen = np.array([1 - FORMULA_ROUNDING, 1 + FORMULA_ROUNDING])
-    verdicts = {_decided(*(float(e) * widen), *(float(h) * widen), delta) for e, h in zip(printed, eta)}
+    down, up = 1 - FORMULA_ROUNDING, 1 + FORMULA_ROUNDING
+    verdicts = {
+        _decided(e * down, e * up, h * down, h * up, delta) for e, h in zip(map(float, printed), map(float, eta))
+    }
     if epsilon < 1:  # the claim's ε is a double, taken as exact
-        verdicts.add(_decided(epsilon, epsilon, *(dp_eta * widen), delta))
+        verdicts.add(_decided(epsilon, epsilon, dp_eta * down, dp_eta * up, delta))
     return "fail" if "fail" in verdicts else "inconclusive" if "inconclusive" in verdicts else "pass"
 
 
