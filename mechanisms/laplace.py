@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Literal
 
+import mpmath
 import numpy as np
 
 from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world, neighbour_rows
@@ -55,6 +56,17 @@ def scale_within(numerator: float, budget: Fraction) -> float:
     while Fraction(numerator) / Fraction(scale) > budget:
         scale = math.nextafter(scale, math.inf)
     return scale
+
+
+def laplace_delta_upper(gap: Fraction) -> float:
+    """δ(ε) = 1 − e^{−(η − ε)/2} of the one-coordinate pair (module notes) from the exact gap η − ε > 0, rounded up to
+    a double: evaluated at 256 bits, whose error (a few units of 2⁻²⁵⁶ relative) is far below the 2⁻⁶⁰ relative
+    margin added before rounding up.  *Sound for* an exact ``gap``, to mpmath's accuracy of expm1 at 256 bits --
+    unlike :func:`laplace_delta`, whose ε − η loses the rounding of η to cancellation near the bound."""
+    with mpmath.workprec(256):
+        value = -mpmath.expm1(-(mpmath.mpf(gap.numerator) / gap.denominator) / 2) * (1 + mpmath.mpf(2) ** -60)
+        near = float(value)
+        return near if mpmath.mpf(near) >= value else math.nextafter(near, math.inf)
 
 
 def laplace_delta(epsilon: float, scale: float, sensitivity: float = 1.0) -> float:

@@ -34,6 +34,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 
 from pdp_audit.mechanisms.base import RegisteredMechanism, check_world
@@ -52,6 +53,21 @@ def randomization_epsilon(keep: float, categories: int) -> float:
     if not 1.0 / k < keep < 1.0:
         raise InputError(f"keep probability must be in (1/k, 1) = ({1 / k:g}, 1), got {keep}")
     return math.log((k - 1) * keep) - math.log1p(-keep)
+
+
+def rr_delta_upper(epsilon: float, randomization: float, categories: int) -> float:
+    """:func:`rr_delta` rounded up to a double: (e^{ε_r} − e^ε)/(e^{ε_r} + k − 1) at 256 bits from the exact doubles,
+    a 2⁻⁶⁰ relative margin added (far above the evaluation's error) before rounding up.  *Sound for* ε, ε_r taken as
+    exact, to mpmath's accuracy of exp at 256 bits."""
+    if epsilon >= randomization:
+        return 0.0
+    with mpmath.workprec(256):
+        eps, eps_r = mpmath.mpf(epsilon), mpmath.mpf(randomization)
+        value = (
+            -mpmath.expm1(eps - eps_r) / (1 + (int(categories) - 1) * mpmath.exp(-eps_r)) * (1 + mpmath.mpf(2) ** -60)
+        )
+        near = float(value)
+        return near if mpmath.mpf(near) >= value else math.nextafter(near, math.inf)
 
 
 def rr_delta(epsilon: float, randomization: float, categories: int) -> float:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -15,6 +16,7 @@ from pdp_audit.cli import main as cli
 from pdp_audit.mechanisms import geometric as geo
 from pdp_audit.mechanisms import laplace as lap
 from pdp_audit.mechanisms import laplace_queries as lq
+from pdp_audit.mechanisms import randomized_response as rr
 from pdp_audit.verify.evidence import pure_dp as pure
 
 #: ε whose float calibration Δ/ε rounds the scale down: Δ/fl(Δ/ε) > ε in rationals (by 2.9e-17 and 6.5e-17).
@@ -67,3 +69,41 @@ def test_the_cli_refutes_a_scale_an_ulp_short_and_certifies_the_calibrated_one()
     words = ["run", "laplace", "--claim-epsilon", "0.7", "--query", "count", "--trials", "2e4", "--report", "none"]
     assert cli.main([*words, "--quiet", "--scale", repr(1 / 0.7)]) == 1
     assert cli.main([*words, "--quiet"]) == 0
+
+
+def _truth(gap) -> mpmath.mpf:
+    """1 − e^{−gap/2} at 300 bits from an exact gap."""
+    with mpmath.workprec(300):
+        return -mpmath.expm1(-(mpmath.mpf(gap.numerator) / gap.denominator) / 2)
+
+
+def test_the_laplace_profile_is_an_upper_bound_an_ulp_below_the_bound():
+    """b = fl(1/0.7), ε the double below 0.7: the exact δ(ε) is 7.0e-17; the float formula at the float η gives
+    5.6e-17, below it.  The profile (the exact gap at 256 bits, rounded up) is at least the truth and within an ulp
+    of it.  Seen failing: the profile gave 0 there (within ``BOUND_ROUNDING`` of η), certifying δ = 0."""
+    pair = lap.LaplacePair(np.zeros(1), np.ones(1), 1 / 0.7)
+    epsilon = float(np.nextafter(0.7, 0))
+    truth = _truth(pair.exact_loss_bound - Fraction(epsilon))
+    assert mpmath.mpf(lap.laplace_delta(epsilon, 1.0, pair.loss_bound)) < truth  # what was certified from
+    profile = laplace_evidence.exact_profile(pair)
+    assert profile.delta is not None
+    value = profile.delta(epsilon)
+    assert mpmath.mpf(value) >= truth and mpmath.mpf(float(np.nextafter(value, 0))) < truth
+
+
+@pytest.mark.parametrize("gap", [Fraction(1, 3), Fraction(1, 10**17), Fraction(7, 2)])
+def test_laplace_delta_upper_is_the_least_double_above(gap):
+    """The rounded-up δ is at least the 300-bit value and at most one double above it."""
+    value = lap.laplace_delta_upper(gap)
+    assert mpmath.mpf(value) >= _truth(gap) > mpmath.mpf(float(np.nextafter(value, 0)))
+
+
+def test_the_rr_profile_is_an_upper_bound():
+    """k = 2, ε_r = 1.5842827116307445, ε = 1.5058032021218333: the float formula rounds below the exact δ(ε).
+    Seen failing: ``rr_delta`` there (0.06263324103929106, under the 300-bit value)."""
+    epsilon, eps_r = 1.5058032021218333, 1.5842827116307445
+    with mpmath.workprec(300):
+        big, small = mpmath.exp(mpmath.mpf(eps_r)), mpmath.exp(mpmath.mpf(epsilon))
+        truth = (big - small) / (big + 1)
+    assert mpmath.mpf(rr.rr_delta(epsilon, eps_r, 2)) < truth
+    assert mpmath.mpf(rr.rr_delta_upper(epsilon, eps_r, 2)) >= truth

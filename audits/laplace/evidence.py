@@ -135,8 +135,8 @@ def exact_profile(pair: lap.LaplacePair, bound: Fraction | None = None) -> pure.
     bounds = pair.coordinate_bounds[pair.delta_z != 0]
     eta = pair.loss_bound
     if bounds.size <= 1:
-        return pure.bounded_profile(
-            lambda e: lap.laplace_delta(e, 1.0, eta),
+        return pure.bounded_profile(  # δ at the exact bound, rounded up: a proven upper bound (below η only)
+            lambda e: lap.laplace_delta_upper(bound - Fraction(e)),
             lambda d: lap.laplace_epsilon(d, 1.0, eta),
             bound,
         )

@@ -97,7 +97,7 @@ def exact_profile(pair: rr.RandomizedResponsePair) -> pure.Profile:
     """The pair's exact δ(ε) = max(0, p − e^ε q) and its inverse."""
     eps_r, k = pair.randomization, pair.k
     return pure.bounded_profile(
-        lambda e: rr.rr_delta(e, eps_r, k), lambda d: rr.rr_epsilon(d, eps_r, k), pair.exact_loss_bound
+        lambda e: rr.rr_delta_upper(e, eps_r, k), lambda d: rr.rr_epsilon(d, eps_r, k), pair.exact_loss_bound
     )
 
 
