@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Literal
 
+import mpmath
 import numpy as np
 
 from pdp_audit.mechanisms.base import RegisteredMechanism, neighbour_rows
@@ -62,6 +64,25 @@ def geometric_delta(epsilon: float, scale: float, shift: int = 1) -> float:
     tail_d = math.exp((last + 1) * log_alpha)  # α^{K+1}
     tail_dprime = math.exp(epsilon + (m - last) * log_alpha)  # e^ε α^{m−K}
     return max(0.0, 1.0 - (tail_d + tail_dprime) / (1.0 + math.exp(log_alpha)))
+
+
+def geometric_delta_upper(epsilon: float, scale: float, shift: int) -> float:
+    """:func:`geometric_delta` rounded up to a double: K, the largest release with L > ε (m − 2K > εb), found in
+    rationals -- the float ceil((m − εb)/2) can land a release off, and either way the sum loses a term it needs or
+    takes one it must not, falling below δ(ε) -- and 1 − (α^{K+1} + e^ε α^{m−K})/(1 + α), α = e^{−1/b}, evaluated at
+    256 bits, a 2⁻⁶⁰ relative margin added (far above the evaluation's error) before rounding up.  *Sound for* ε, b
+    taken as exact and ε < m/b, to mpmath's accuracy of exp at 256 bits."""
+    m = abs(int(shift))
+    reach = m - Fraction(epsilon) * Fraction(scale)
+    if reach <= 0:
+        return 0.0
+    last = min(max(math.ceil(reach / 2) - 1, 0), m - 1)
+    with mpmath.workprec(256):
+        alpha = mpmath.exp(-1 / mpmath.mpf(scale))
+        tails = alpha ** (last + 1) + mpmath.exp(mpmath.mpf(epsilon)) * alpha ** (m - last)
+        value = (1 - tails / (1 + alpha)) * (1 + mpmath.mpf(2) ** -60)
+        near = float(value)
+        return near if mpmath.mpf(near) >= value else math.nextafter(near, math.inf)
 
 
 def geometric_epsilon(delta: float, scale: float, shift: int = 1) -> float:

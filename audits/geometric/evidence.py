@@ -85,7 +85,7 @@ def exact_profile(pair: geo.GeometricPair) -> pure.Profile:
     """The pair's exact δ(ε) and its inverse (:func:`pdp_audit.mechanisms.geometric.geometric_delta`)."""
     shift, scale = int(round(float(pair.delta_z[0]))), float(pair.scale)
     return pure.bounded_profile(
-        lambda e: geo.geometric_delta(e, scale, shift),
+        lambda e: geo.geometric_delta_upper(e, scale, shift),
         lambda d: geo.geometric_epsilon(d, scale, shift),
         pair.exact_loss_bound,
     )
