@@ -129,3 +129,15 @@ def test_the_geometric_profile_is_an_upper_bound(epsilon, scale, shift):
     assert mpmath.mpf(geo.geometric_delta_upper(epsilon, scale, shift)) >= truth - mpmath.mpf(10) ** -80
     if shift < 4:
         assert mpmath.mpf(geo.geometric_delta(epsilon, scale, shift)) < truth
+
+
+def test_the_bounded_loss_proof_needs_eta_at_most_epsilon_exactly():
+    """``audit_pair`` of Lap(0, 1) vs Lap(1, 1) (η = 1): the pure claim at ε = 1 passes by the proof; at
+    ε = 1 − 1e-12 its δ(ε) is 5e-13 > 0 and the claim is false, so it must not pass.  Seen failing: the proof took
+    η ≤ ε + 4ρ(1 + η), ρ = 1e-8, and certified (1 − 1e-12, 0)."""
+    import pdp_audit
+
+    pair = lap.LaplacePair(np.zeros(1), np.ones(1), 1.0)
+    budget = pdp_audit.PairBudget(20_000, law="ideal")
+    assert pdp_audit.audit_pair(pair, 1.0, 0.0, seed=0, trials=budget).verdict == "pass"
+    assert pdp_audit.audit_pair(pair, 1 - 1e-12, 0.0, seed=0, trials=budget).verdict != "pass"

@@ -269,19 +269,22 @@ def test_a_tilt_over_thousands_of_coordinates_keeps_a_useful_bound(d):
 
 
 def test_a_wide_pure_laplace_is_proven_at_a_small_budget():
-    """The replayed 1000-coordinate view: its L1 form verified on every draw and η ≤ ε to rounding, so the view's law
-    is (1, 0)-DP on 1e3 draws (main: inconclusive, the tilt refused) and the bound of this user's pair is the replay's
-    rate alone (issue 60, item 4: a view the suite did not build is evidence with a rate, 1,000 rows per world here):
-    (1, 1e-6) is not decided, and δ̄ is that rate.  The same view at 1/40 of the scale (η = 40) fails."""
+    """The replayed 1000-coordinate view: its L1 form verified on every draw and η ≤ ε in exact arithmetic (η is
+    1000·fl(0.001) = 1 + 2.1e-17, so ε is the double above 1; the float sum of its terms, 1 + 4.4e-16, is above
+    ε, so the tilt is tried), so the view's law is (ε, 0)-DP on 1e3 draws (main: inconclusive, the tilt refused) and
+    the bound of this user's pair is the replay's rate alone (issue 60, item 4: a view the suite did not build is
+    evidence with a rate, 1,000 rows per world here): (ε, 1e-6) is not decided, and δ̄ is that rate.  The same view at
+    1/40 of the scale (η = 40) fails.  At ε = 1 itself the proof does not hold (issue 70: no tolerance decides)."""
     from pdp_audit.reports.certified_claim import certified_claim
     from pdp_audit.verify.estimators import view_replay
 
-    run = pdp_audit.audit_pair(WideLaplace(), 1.0, 1e-6, trials=pdp_audit.PairBudget(1_000, law="ideal"))
+    epsilon = math.nextafter(1.0, 2.0)
+    run = pdp_audit.audit_pair(WideLaplace(), epsilon, 1e-6, trials=pdp_audit.PairBudget(1_000, law="ideal"))
     assert run.exit_code == 3, pdp_audit.describe(run)
     forward = next(c for c in run.checks if c.id == "dp-forward")
     assert "replayed bounded loss" in forward.note, forward.note
     rows = next(c for c in run.checks if c.id == "noise-view").details["replay"]["rows_per_world"]
-    rate = view_replay.Replay(rows, 0).unseen_delta(1.0, 1e-6)
+    rate = view_replay.Replay(rows, 0).unseen_delta(epsilon, 1e-6)
     claim = certified_claim(run.checks)
     assert claim is not None and rate <= claim.delta <= 2 * rate, (claim, rate)
     broken = pdp_audit.audit_pair(WideLaplace(scale=1 / 40), 1.0, 1e-6, trials=pdp_audit.PairBudget(1_000, law="ideal"))

@@ -73,6 +73,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Protocol, TypeGuard
 
 import numpy as np
@@ -226,6 +227,8 @@ class Tilt:
     rtol: float
     #: The release column of each noise coordinate, None when the release is the noise plus a centre (k columns).
     columns: np.ndarray | None = None
+    #: sup L in exact arithmetic (:func:`exact_bound`): what the bounded-loss proof compares with ε, no slack
+    exact_eta: Fraction | None = None
 
     @property
     def eta(self) -> float:
@@ -283,9 +286,9 @@ PROBE_RTOL = 1e-6
 
 def _translation_offsets(
     view, law: str, lam: np.ndarray, world: str, other: str
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """d = c_P − c_Q on the noise coordinates, the centre c_P of the whole release, and the column of each noise
-    coordinate (None: the release is the noise plus a centre)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, list[Fraction]]:
+    """d = c_P − c_Q on the noise coordinates, the centre c_P of the whole release, the column of each noise
+    coordinate (None: the release is the noise plus a centre), and d in rationals on the centres' doubles."""
     zero = np.zeros((1, lam.size))
     centres = {w: np.asarray(view.release_from_noise(w, zero), dtype=float) for w in (world, other)}
     shapes = {c.shape for c in centres.values()}
@@ -294,6 +297,8 @@ def _translation_offsets(
         raise NoTilt(NOT_A_TRANSLATION)
     columns = None if centres[world].shape[1] == lam.size else _noise_columns(view, world, centres[world][0], lam.size)
     gap = (centres[world] - centres[other])[0]
+    noise_columns = range(lam.size) if columns is None else columns
+    exact = [Fraction(float(centres[world][0][j])) - Fraction(float(centres[other][0][j])) for j in noise_columns]
     if columns is not None:
         fixed = np.ones(gap.size, dtype=bool)
         fixed[columns] = False
@@ -302,7 +307,7 @@ def _translation_offsets(
         gap = gap[columns]
     if law == "geometric" and not np.allclose(gap, np.round(gap), rtol=0, atol=1e-9):
         raise NoTilt("the worlds' centres differ off the integer lattice: the geometric supports differ")
-    return (np.round(gap) if law == "geometric" else gap), centres[world][0], columns
+    return (np.round(gap) if law == "geometric" else gap), centres[world][0], columns, exact
 
 
 def _noise_columns(view, world: str, centre: np.ndarray, k: int) -> np.ndarray:
@@ -326,6 +331,15 @@ def _noise_columns(view, world: str, centre: np.ndarray, k: int) -> np.ndarray:
     return columns
 
 
+def exact_bound(law: str, gaps: list[Fraction], scales: np.ndarray) -> Fraction | None:
+    """sup L of the view's law in exact arithmetic on its doubles: Σ|d_j|/b_j, d_j the centres' exact differences
+    (Dwork & Roth 2014, Thm 3.6, term by term).  None for a geometric view whose centres differ off the integer
+    lattice in rationals (the supports then differ: no bound)."""
+    if law == "geometric" and any(g.denominator != 1 for g in gaps):
+        return None
+    return sum((abs(g) / Fraction(float(b)) for g, b in zip(gaps, scales)), Fraction(0))
+
+
 def tilt_for(view, epsilon: float, direction: str) -> Tilt:
     """The proposal of one direction: offsets from the view at zero noise, and τ minimising the bound (4),
     log Z(τ) + τm -- Chernoff's bound on P_f[Σλ_j w_j > −m], whose minimiser is the saddle point where the proposal's
@@ -336,10 +350,11 @@ def tilt_for(view, epsilon: float, direction: str) -> Tilt:
     lam = rates(view)
     world, sign = DIRECTIONS[direction]
     other = "D'" if world == "D" else "D"
-    offsets, centre, columns = _translation_offsets(view, law, lam, world, other)
+    offsets, centre, columns, exact = _translation_offsets(view, law, lam, world, other)
     releases = view.release_from_noise(world, np.zeros((1, lam.size)))
     rtol = affine_rtol(release_epsilon(np.asarray(releases), np.asarray(view.privacy_loss(releases))))
-    tilt = Tilt(law, world, sign, lam, offsets, centre, float(epsilon), 0.0, rtol, columns)
+    bound = exact_bound(law, exact, np.broadcast_to(np.asarray(view.noise_scale, dtype=float), (lam.size,)))
+    tilt = Tilt(law, world, sign, lam, offsets, centre, float(epsilon), 0.0, rtol, columns, bound)
     if not np.any(offsets) or epsilon >= tilt.eta:
         return tilt
 

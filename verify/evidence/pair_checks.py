@@ -16,6 +16,7 @@ the mutant zoo run on a pair; a closed form the user supplies is a claim (``clos
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Callable
 
 from pdp_audit.mechanisms.base import (
@@ -345,7 +346,8 @@ def _unseen(pair, claim: tuple, replayed):
 
 def _bounded_loss_proof(pair, tail, replayed):
     """The bound δ(ε) = 0 of the view's law where the tilted tail verified the L1 form on every draw of a replayed
-    view and its loss bound η = Σλ|d| is at most ε (to the releases' rounding slack): the view's law is then (η, 0)-DP
+    view and its loss bound η = Σ|d|/b is at most ε in exact arithmetic on the view's doubles
+    (:attr:`~pdp_audit.verify.estimators.tilting.Tilt.exact_eta`; no slack): the view's law is then (η, 0)-DP
     exactly (Dwork & Roth 2014, Theorem 3.6, for any ε ≥ η).  It is the sampler's -- the bounded-loss proof -- where
     the pair is that law by construction (:func:`pdp_audit.verify.estimators.view_replay.built_from_law`); otherwise
     the replay bounds what it may have missed by its rate (:meth:`~pdp_audit.verify.estimators.view_replay.Replay.
@@ -353,7 +355,7 @@ def _bounded_loss_proof(pair, tail, replayed):
     if not isinstance(tail, tilting.TiltedTail) or not tail.certified:
         return None
     t = tail.tilt
-    if t.eta > t.epsilon + 4 * t.rtol * (1 + t.eta):
+    if t.exact_eta is None or t.exact_eta > Fraction(t.epsilon):
         return None
     if view_replay.built_from_law(pair) or replayed is None:
         return proof_estimate(t.eta, tail.n)
