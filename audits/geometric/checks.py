@@ -24,7 +24,7 @@ CHECKS = declare(
     *pure_dp_specs(
         SOURCE,
         "Every release o has |L(o)| ≤ ε = {eps:g} (the loss of the deployed scale is bounded by Δ/b = {eta:.4g})",
-        "max over draws of |log P_D(o) − log P_D'(o)| ≤ ε",
+        "the bound ≤ ε in rationals, and max over draws of |log P_D(o) − log P_D'(o)| within ε(1 + 1e-9) + 2⁻³³",
     ),
     CheckSpec(
         "pdp-median-individual",

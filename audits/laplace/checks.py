@@ -28,7 +28,7 @@ CHECKS = declare(
     *pure_dp_specs(
         SOURCE,
         "Every release o has |L(o)| ≤ ε = {eps:g} (the loss of the deployed scale is bounded by ‖Δ‖_1/b = {eta:.4g})",
-        "max over draws of |log p_D(o) − log p_D'(o)| ≤ ε",
+        "‖Δ‖_1/b ≤ ε in rationals, and max over draws of |log p_D(o) − log p_D'(o)| within ε(1 + 1e-9) + 2⁻³³",
     ),
     CheckSpec(
         "pdp-median-individual",

@@ -26,7 +26,7 @@ CHECKS = declare(
     *pure_dp_specs(
         SOURCE,
         "Every report o has |L(o)| ≤ ε = {eps:g} (the loss of the deployed p is bounded by ε_r = {eta:.4g})",
-        "max over draws of |log P_D(o) − log P_D'(o)| ≤ ε",
+        "the bound ≤ ε in rationals, and max over draws of |log P_D(o) − log P_D'(o)| within ε(1 + 1e-9) + 2⁻³³",
     ),
     CheckSpec(
         "pdp-individual",
