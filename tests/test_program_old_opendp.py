@@ -15,7 +15,8 @@ import types
 
 import pytest
 
-from pdp_audit.audits.program.recorder import Tape, libraries_wrapped
+from pdp_audit.audits.program.libraries import libraries_wrapped
+from pdp_audit.audits.program.recorder import Tape
 
 
 class Measurement:

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from pdp_audit.audits.program import accounting, analysis
-from pdp_audit.audits.program.recorder import Tape, libraries_wrapped
+from pdp_audit.audits.program.libraries import libraries_wrapped
+from pdp_audit.audits.program.recorder import Tape
 
 dp = pytest.importorskip("opendp.prelude")
 dp.enable_features("contrib")

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -40,11 +41,13 @@ from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.audits.program.confirmation import Run
 from pdp_audit.audits.program.decision import confirmation_law, decide, found, not_covered
 from pdp_audit.audits.program.isolated import Isolated
+from pdp_audit.audits.program.libraries import WRAPPERS
 from pdp_audit.audits.program.pages import review_page, shown_pair
 from pdp_audit.audits.program.release_sampler import HEAD, ReleaseSampler, release_samplers, witness_columns
 from pdp_audit.reports.records import Page
 from pdp_audit.verify.core.checks import Evidence
 from pdp_audit.verify.core.config import LAW_SCOPES
+from pdp_audit.verify.core.module_fingerprints import libraries
 from pdp_audit.verify.core.sandbox import import_from_current_folder
 from pdp_audit.verify.evidence.user_audits import decided
 from pdp_audit.verify.inputs.validation import InputError, shown
@@ -132,10 +135,20 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
     evidence = decide(analysis, (epsilon, delta), config.law, audits)
     if confirm is not None and any(e.verdict != "pass" for e in evidence):
         evidence += _confirmations(analysis, (program, data), config, confirm, evidence)
-    run = decided(name, evidence, config.alpha, _parameters(config, analysis), config.seed)
+    parameters = {**_parameters(config, analysis), "libraries": used_libraries(program, analysis)}
+    run = decided(name, evidence, config.alpha, parameters, config.seed)
     review = review_page(run, name, data, analysis, not_covered(analysis), PROGRAM_SCOPES[config.law])
     others = _others_page(analysis, shown_pair(analysis, run))
     return dataclasses.replace(run, pages=() if others is None else (others,), review=review)
+
+
+def used_libraries(program: Callable, analysis: Analysis) -> list[dict[str, str]]:
+    """Which version of each library the run saw: the installed distributions the program's module is written on,
+    and those whose primitives it called (imported in its body, say), each with its version and the SHA-256 of its
+    RECORD (:func:`~pdp_audit.verify.core.module_fingerprints.libraries`)."""
+    called = {c.kind.partition(".")[0] for c in analysis.recorded.calls}
+    module = sys.modules.get(str(getattr(program, "__module__", "")))
+    return libraries([] if module is None else [module], packages=called.intersection(WRAPPERS))
 
 
 def _confirmations(

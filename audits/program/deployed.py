@@ -141,6 +141,7 @@ def certify_program(deployment: Any, code_version: str, plan: Any, progress: boo
         "data_shape": _shape(data),
         "evidence": EVIDENCE,
         "code_version": code_version,
+        "libraries": list(audited.parameters.get("libraries", [])),  # the versions the run saw
     }
     return replace(audited, certified=certified)
 

@@ -2,7 +2,7 @@
 
 * A diffprivlib mechanism without an exact law here is accounted by its declared (ε, δ) (:func:`declared_step`).
 * An OpenDP measurement is accounted above by its privacy map (:func:`opendp_map_step`) and, where its constructor's
-  noise law was recorded (:func:`pdp_audit.audits.program.recorder._opendp_law`) and the release carries its noise,
+  noise law was recorded (:func:`pdp_audit.audits.program.libraries._opendp_law`) and the release carries its noise,
   below by that law at the shift the release shows (:func:`opendp_law_step`) -- the step a refutation by
   composition needs, since a privacy map bounds the loss from above only.
 """

@@ -1,12 +1,10 @@
 """Record and replay of a program's noise primitives, with no decoration by the user.
 
 A program ``program(data, rng)`` draws its randomness from ``rng``.  It is handed a :class:`RecordingGenerator` -- a
-``numpy.random.Generator`` whose public methods are wrapped -- and, while it runs, the public ``randomise`` of
-diffprivlib's mechanisms is wrapped too, as are OpenDP's measurements' public ``__call__`` and the public
-constructors of its Laplace, geometric and Gaussian measurements (restored afterwards; only their public API is
-touched).  Each primitive call becomes a :class:`Call`: its kind, its parameters, the value it is applied to where
-the call shows it (``loc`` of a location family, ``p`` of ``choice``, the value given to ``randomise``), the shape of
-its output and the noise it drew.
+``numpy.random.Generator`` whose public methods are wrapped -- and, while it runs, diffprivlib's mechanisms and
+OpenDP's measurements are wrapped too (:mod:`~pdp_audit.audits.program.libraries`).  Each primitive call becomes
+a :class:`Call`: its kind, its parameters, the value it is applied to where the call shows it (``loc`` of a location
+family, ``p`` of ``choice``, the value given to ``randomise``), the shape of its output and the noise it drew.
 
 **Replay** (the grey-box idea of Cebere, Erb, Desfontaines, Bellet & Fitzsimons, PETS 2026, §4, realised here
 without decorators): the program runs again, on a neighbouring dataset D′, and every primitive returns the noise
@@ -30,8 +28,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 import numpy as np
-
-from pdp_audit.audits.program import opendp_chains
 
 #: Location-scale families: ``method(loc, scale, size)``; the noise recorded is ``output − loc``.
 LOCATION_FAMILIES = ("laplace", "normal", "gumbel", "logistic")
@@ -164,6 +160,12 @@ class Tape:
         self.rescaled: list[tuple[int, str, str]] = []
         #: randomness the run used whose draws are not recorded (:class:`~pdp_audit.audits.program.sources.Unrecorded`)
         self.unrecorded: list = []
+
+    def restart(self) -> None:
+        """The tape as before its run: a recording emptied, a replay read again from its first call."""
+        if self.recording:
+            self.recorded = []
+        self.replayed, self.rescaled, self.unrecorded, self.depth = [], [], [], 0
 
     def next_call(self, call: Call, soft: tuple[str, ...] = ()) -> Call:
         """The recorded call this replayed ``call`` stands for (kind, shape and parameters checked; a parameter of
@@ -437,8 +439,8 @@ def _generic(name: str) -> Callable:
         tape = self._tape
         if tape.depth:
             return base(self, *args, **kwargs)
-        parameters = {f"arg{i}": _copied(a) for i, a in enumerate(args)}
-        parameters.update({k: _copied(v) for k, v in kwargs.items()})
+        parameters = {f"arg{i}": copied(a) for i, a in enumerate(args)}
+        parameters.update({k: copied(v) for k, v in kwargs.items()})
         call = Call(name, parameters, None, None, None)  # type: ignore[arg-type]  # its shape: the output's
         if tape.recording:
             with tape.inside():
@@ -454,7 +456,8 @@ def _generic(name: str) -> Callable:
     return method
 
 
-def _copied(value: Any) -> Any:
+def copied(value: Any) -> Any:
+    """``value`` as it is now: an array copied (the program may change it after the call), anything else as is."""
     return value.copy() if isinstance(value, np.ndarray) else value
 
 
@@ -463,260 +466,3 @@ for _name in dir(np.random.Generator):
     if not _name.startswith("_") and _name not in _OWN and _name not in _UNWRAPPED:
         if callable(getattr(np.random.Generator, _name)):
             setattr(RecordingGenerator, _name, _generic(_name))
-
-
-# --- diffprivlib's mechanisms -----------------------------------------------------------------------------------
-#: diffprivlib mechanisms that add noise to the value (``randomise(v) = v + noise``): the noise recorded is
-#: ``output − value`` and a replay returns ``value′ + noise``; their exact law and scale, from public attributes.
-_ADDITIVE = {"Laplace": "laplace", "Gaussian": "gaussian", "GaussianAnalytic": "gaussian"}
-
-
-def _dpl_scale(mechanism: Any, name: str) -> float | None:
-    """The noise scale of an additive diffprivlib mechanism from its public attributes (Laplace: sensitivity/(ε −
-    log(1 − δ)); a Gaussian's σ is its public ``_scale`` only, so it is computed as diffprivlib documents it:
-    Dwork & Roth 2014, Thm A.1, for ``Gaussian``; None where not known)."""
-    sensitivity, epsilon, delta = (getattr(mechanism, k, None) for k in ("sensitivity", "epsilon", "delta"))
-    if sensitivity is None or epsilon is None:
-        return None
-    if name == "Laplace":
-        return float(sensitivity) / (float(epsilon) - math.log(1 - float(delta or 0.0)))
-    if name == "Gaussian" and delta:
-        return math.sqrt(2 * math.log(1.25 / float(delta))) * float(sensitivity) / float(epsilon)
-    return None
-
-
-@contextlib.contextmanager
-def libraries_wrapped(tape: Tape | Callable[[], Tape]) -> Iterator[None]:
-    """Inside the block, diffprivlib's mechanisms' public ``randomise`` and OpenDP's measurements' public
-    ``__call__``/``invoke`` record (or replay) into ``tape`` (or into the tape ``tape()`` names at each call: one
-    wrapping for many runs); restored on leaving.  A library not installed is not wrapped."""
-    current = tape if callable(tape) else (lambda: tape)
-    with _opendp_wrapped(current), _diffprivlib_wrapped(current):
-        yield
-
-
-#: OpenDP constructors whose noise law is read from their arguments (``opendp.measurements``; its ``then_*`` partial
-#: forms call them by their module name, so a chain built inside the block goes through them too): the law of the
-#: noise each adds to its argument, coordinate by coordinate.
-OPENDP_LAWS = {"make_laplace": "laplace", "make_geometric": "laplace", "make_gaussian": "gaussian"}
-
-
-@contextlib.contextmanager
-def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
-    """OpenDP's ``Measurement.__call__`` and ``invoke`` record the argument, the output and the measurement's
-    metric, measure and privacy map; a replay returns ``arg′ + (output − arg)`` for a numeric output of the
-    argument's shape (an additive measurement), else the recorded output.  A measurement made inside the block by a
-    constructor of :data:`OPENDP_LAWS` also records its noise law (:func:`_opendp_law`; its scale is then a parameter
-    compared on replay)."""
-    try:
-        from opendp.mod import Measurement
-    except ImportError:
-        yield
-        return
-    originals = {name: vars(Measurement)[name] for name in ("__call__", "invoke") if name in vars(Measurement)}
-    laws: dict[int, tuple[Any, dict]] = {}
-    chains = opendp_chains.Chains()
-
-    def recorded(self: Any, whole: Any) -> Any:
-        tape = current()
-        if tape.depth:
-            return originals["__call__"](self, whole)
-        measured, arg = self, whole
-        parts = chains.parts(self)
-        if parts is not None:  # a chain m ∘ t: recorded as m applied to t's output (:mod:`.opendp_chains`)
-            with tape.inside():
-                measured, arg = parts.measurement, parts.transformation(whole)
-        parameters = {name: _opendp_named(measured, name) for name in ("input_metric", "output_measure")}
-        entry = laws.get(id(measured))
-        law = entry[1] if entry is not None and entry[0]() is measured else None
-        if law is not None:
-            parameters["scale"] = law["scale"]
-        call = Call("opendp.Measurement", parameters, None, (), None)
-        call.details.update(input=_copied(arg), measurement=measured)
-        if tape.recording:
-            with tape.inside():
-                output = originals["__call__"](self, whole)
-            call.noise = output
-            additive = _additive(arg, output)
-            if additive is not None:  # its noise output − arg, shifted by a probe like a location family's
-                call.noise, call.scale, call.law = additive, np.ones(np.shape(additive)), "opendp"
-                call.details.update(output=output, lattice=opendp_chains.integers(output))
-                if law is not None:
-                    call.details["law"] = law
-            tape.keep(call)
-            return output
-        before = tape.next_call(call)
-        if before.law != "opendp":
-            return before.noise
-        unshifted = np.asarray(before.noise, dtype=float)  # a new array where the noise is a numpy scalar
-        noise = tape.noise(len(tape.replayed) - 1, unshifted)
-        new = np.asarray(arg, dtype=float)
-        moved = new + noise
-        old = np.asarray(before.details["input"], dtype=float)
-        if noise is unshifted and _additive(arg, arg) is not None and old.shape == new.shape:
-            # where the argument did not move, the recorded output itself, not a sum that rounds differently: a
-            # coordinate of OpenDP's own (unseeded) noise would else move by an ulp, which the release then shows
-            same = (new == old) | (np.isnan(new) & np.isnan(old))
-            if same.all():
-                return before.details["output"]
-            moved = np.where(same, np.asarray(before.details["output"], dtype=float), moved)
-        return opendp_chains.like(before.details["output"], moved)
-
-    for name in originals:
-        setattr(Measurement, name, recorded)
-    try:
-        with _opendp_constructors(laws), opendp_chains.noted(chains):
-            yield
-    finally:
-        for name, original in originals.items():
-            setattr(Measurement, name, original)
-
-
-@contextlib.contextmanager
-def _opendp_constructors(laws: dict[int, tuple[Any, dict]]) -> Iterator[None]:
-    """Inside the block, the public constructors of :data:`OPENDP_LAWS` in ``opendp.measurements`` note, in
-    ``laws`` (by the measurement's id: a weak reference and its law), the law of each measurement they make;
-    restored on leaving."""
-    import weakref
-
-    try:
-        from opendp import measurements
-    except ImportError:  # OpenDP before 0.6: ``opendp.meas``, whose constructors have other names and laws
-        yield
-        return
-
-    originals = {name: getattr(measurements, name) for name in OPENDP_LAWS if hasattr(measurements, name)}
-
-    def wrapped(name: str, original: Callable) -> Callable:
-        def constructor(*args: Any, **kwargs: Any) -> Any:
-            measurement = original(*args, **kwargs)
-            law = _opendp_law(name, measurement, original, args, kwargs)
-            if law is not None:
-                key = id(measurement)
-                laws[key] = (weakref.ref(measurement, lambda _: laws.pop(key, None)), law)
-            return measurement
-
-        constructor.__name__, constructor.__doc__ = original.__name__, original.__doc__
-        return constructor
-
-    for name, original in originals.items():
-        setattr(measurements, name, wrapped(name, original))
-    try:
-        yield
-    finally:
-        for name, original in originals.items():
-            setattr(measurements, name, original)
-
-
-def _opendp_named(measurement: Any, name: str) -> str:
-    """OpenDP's name of ``measurement``'s ``input_metric`` or ``output_measure``; "unknown" where OpenDP (before
-    0.7) gives a measurement neither -- its map is then not read, and its steps stay unaccounted."""
-    return str(getattr(measurement, name, "unknown"))
-
-
-def _opendp_law(name: str, measurement: Any, original: Callable, args: tuple, kwargs: dict) -> dict | None:
-    """The noise law of a measurement made by OpenDP's constructor ``name`` (its documented arguments): ``law``,
-    ``scale`` and the constructor's name; None where it is not read here.  OpenDP samples every one of them exactly
-    on a grid of 2^k (its docs: "Internally, all sampling is done using the discrete Laplace distribution"; k
-    "defaults to the smallest granularity", where every double is on the grid): Laplace and geometric noise is
-    the discrete Laplace law of scale ``scale``, Gaussian the discrete Gaussian of σ = ``scale``.  Read only at the
-    default k, with no ``bounds`` (the geometric's truncated sampler), for an absolute, L1 (Laplace) or L2
-    (Gaussian) input metric, and for the Gaussian over floats only (its grid then fine beside σ; an integer
-    Gaussian's grid is not)."""
-    import inspect
-
-    try:
-        bound = inspect.signature(original).bind(*args, **kwargs)
-    except TypeError:
-        return None
-    given = bound.arguments
-    if given.get("k") is not None or given.get("bounds") is not None:
-        return None
-    try:
-        scale = float(given["scale"])
-        metric, carrier = str(measurement.input_metric), str(measurement.input_domain.carrier_type)
-    except (KeyError, TypeError, ValueError, AttributeError):
-        return None
-    law = OPENDP_LAWS[name]
-    floating = "f64" in carrier or "f32" in carrier
-    metrics = ("AbsoluteDistance", "L1Distance") if law == "laplace" else ("AbsoluteDistance", "L2Distance")
-    if not (scale > 0 and math.isfinite(scale)) or not metric.startswith(metrics):
-        return None
-    if law == "gaussian" and not floating:
-        return None
-    grid = (2.0**-1074 if "f64" in carrier else 2.0**-149) if floating else 1.0  # the smallest granularity
-    return {"law": law, "scale": scale, "constructor": name, "grid": grid}
-
-
-def _additive(arg: Any, output: Any) -> np.ndarray | None:
-    """``output − arg`` where both are numbers of one shape (a measurement that adds noise), else None."""
-    try:
-        old, out = np.asarray(arg, dtype=float), np.asarray(output, dtype=float)
-    except (TypeError, ValueError):
-        return None
-    return out - old if old.shape == out.shape else None
-
-
-@contextlib.contextmanager
-def _diffprivlib_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
-    try:
-        import diffprivlib.mechanisms as dpl
-    except ImportError:
-        yield
-        return
-    originals: dict[type, Callable] = {}
-    for name in getattr(dpl, "__all__", dir(dpl)):
-        cls = getattr(dpl, name, None)
-        if isinstance(cls, type) and "randomise" in vars(cls):
-            originals[cls] = vars(cls)["randomise"]
-    for cls, original in originals.items():
-        cls.randomise = _wrapped_randomise(cls.__name__, original, current)  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        for cls, original in originals.items():
-            cls.randomise = original  # type: ignore[attr-defined]
-
-
-def _same_value(value: Any, recorded: Any) -> bool:
-    """Whether a diffprivlib mechanism's input is its recorded one (NaN as NaN)."""
-    now, then = float(value), float(recorded)
-    return now == then or (math.isnan(now) and math.isnan(then))
-
-
-def _wrapped_randomise(name: str, original: Callable, current: Callable[[], Tape]) -> Callable:
-    def randomise(self: Any, value: Any) -> Any:
-        tape = current()
-        if tape.depth:
-            return original(self, value)
-        parameters = {k: getattr(self, k, None) for k in ("epsilon", "delta", "sensitivity")}
-        parameters.update({k: getattr(self, k) for k in ("lower", "upper", "bounds") if hasattr(self, k)})
-        additive = name in _ADDITIVE and np.ndim(value) == 0 and isinstance(value, (int, float, np.number))
-        law = _ADDITIVE.get(name) if additive else None
-        scale = _dpl_scale(self, name) if additive else None
-        call = Call(f"diffprivlib.{name}", parameters, value if additive else None, (), None, scale, law)
-        call.details["declared"] = {k: parameters[k] for k in ("epsilon", "delta", "sensitivity")}
-        if tape.recording:
-            with tape.inside():
-                output = original(self, value)
-            call.noise = float(output) - float(value) if additive else output
-            if not additive:
-                call.details["input"] = value
-            call.details["output"] = output
-            tape.keep(call)
-            return output
-        recorded = tape.next_call(call)
-        if not additive:
-            call.details["input"] = value
-            return recorded.noise
-        unshifted = np.asarray(recorded.noise, dtype=float)
-        noise = tape.noise(len(tape.replayed) - 1, unshifted)
-        output = recorded.details.get("output")
-        if noise is unshifted and _same_value(value, recorded.value):
-            # the value and its noise as recorded: the recorded output itself (its type, its bits), not a sum
-            # value + (output − value) that may round otherwise -- releases are compared exactly
-            return output
-        moved = float(value) + float(noise)
-        return type(output)(moved) if isinstance(output, np.floating) else moved
-
-    return randomise

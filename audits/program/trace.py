@@ -45,13 +45,13 @@ import numpy as np
 
 from pdp_audit.audits.program import landing
 from pdp_audit.audits.program.faults import raised_at
+from pdp_audit.audits.program.libraries import libraries_wrapped
 from pdp_audit.audits.program.recorder import (
     LOCATION_FAMILIES,
     Call,
     Divergence,
     RecordingGenerator,
     Tape,
-    libraries_wrapped,
 )
 from pdp_audit.audits.program.replay_bounds import response_bound
 from pdp_audit.audits.program.sources import replayable, sources_recorded
@@ -144,7 +144,7 @@ class Session:
 
     def __enter__(self) -> Session:
         self._stack.enter_context(user_modules())
-        self._stack.enter_context(libraries_wrapped(lambda: self.tape))
+        self.libraries = self._stack.enter_context(libraries_wrapped(lambda: self.tape))
         self.sources = self._stack.enter_context(sources_recorded(lambda: self.tape, lambda: self.rng))
         # every run's floating-point conditions ignored, entered once: what a run sets is undone after it
         # (call_program's user_state), back to this
@@ -156,7 +156,21 @@ class Session:
 
     def run(self, data: Any, tape: Tape) -> Run:
         """The program on ``data`` with the generator on ``tape`` (recording or replaying); its release encoded after
-        the call (a release the codec refuses is the user's input error, exit 2, not a fault of the call)."""
+        the call (a release the codec refuses is the user's input error, exit 2, not a fault of the call).  A run
+        that imported a library the session had not wrapped (an import in the program's body) drew its noise
+        unwrapped: the library is wrapped and the run made again on its tape, restarted."""
+        try:
+            done = self._once(data, tape)
+        except (Exception, Divergence):
+            if not self.libraries.wrap_new():
+                raise
+        else:
+            if not self.libraries.wrap_new():
+                return done
+        tape.restart()
+        return self._once(data, tape)
+
+    def _once(self, data: Any, tape: Tape) -> Run:
         self.tape = tape
         with self.sources:  # numpy's global state, Python's random …: drawn from the tape for this run
             release = call_program(self.program, data, self.rng.rewind(tape), modules=False)

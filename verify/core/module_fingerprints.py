@@ -104,7 +104,7 @@ class HelperModules:
         return [{"name": name, "sha256": digest} for name, digest in sorted(self.seen.items())]
 
 
-def libraries(modules: list, objects: tuple = ()) -> list[dict[str, str]]:
+def libraries(modules: list, objects: tuple = (), packages: Collection[str] = ()) -> list[dict[str, str]]:
     """The installed distributions the mechanism is written on: those providing the top-level packages that
     ``modules`` (the factory's module and its helpers) refer to -- a module imported by name, or any global whose
     ``__module__`` names one (``from diffprivlib.mechanisms import Laplace``) -- and the classes of ``objects`` (the
@@ -112,8 +112,9 @@ def libraries(modules: list, objects: tuple = ()) -> list[dict[str, str]]:
     ``versions`` are left out.  Each as ``{"name", "version", "record_sha256"}``: the SHA-256 of the distribution's
     RECORD, which lists every installed file with its own hash (so an upgrade, or a file changed in place and
     recorded, changes it; "" where the distribution has no RECORD).  A library upgrade that changes a sampler
-    then changes the certificate.  Sorted by name."""
-    tops: set[str] = set()
+    then changes the certificate.  ``packages``: top-level packages known used besides (a library a program imports
+    in its body and whose primitives it called).  Sorted by name."""
+    tops: set[str] = set(packages)
     for module in modules:
         for value in list(vars(module).values()):
             name = value.__name__ if isinstance(value, type(sys)) else getattr(value, "__module__", None)

@@ -436,6 +436,15 @@ def _descendants(pid: int) -> set[int]:
     return found
 
 
+def _raised_in(err: BaseException, module_name: str) -> str:
+    """``" in PACKAGE"`` where the innermost frame of ``err`` ran in another top-level package than the user's
+    module's (a library the module imports, broken in the user's environment: pandas too new for it), else ``""``."""
+    frames = traceback.walk_tb(err.__traceback__)
+    packages = [str(frame.f_globals.get("__name__", "")).partition(".")[0] for frame, _ in frames]
+    packages = [p for p in packages if p not in ("", "importlib", "pdp_audit")]  # the import machinery, ours
+    return f" in {packages[-1]}" if packages and packages[-1] != module_name.partition(".")[0] else ""
+
+
 def import_from_current_folder(module_name: str, key: str) -> ModuleType:
     """The module ``module_name`` of a command line's ``MODULE:NAME``, imported with the current folder first on
     ``sys.path``, as ``python -m`` would (a console script's ``sys.path`` starts at its own bin folder); what the
@@ -446,10 +455,11 @@ def import_from_current_folder(module_name: str, key: str) -> ModuleType:
         with user_state():
             return importlib.import_module(module_name)
     except ImportError as err:
-        raise InputError(f"{key}: cannot import module {module_name!r} ({err})") from None
+        raise InputError(f"{key}: cannot import module {module_name!r} ({err}{_raised_in(err, module_name)})") from None
     except BaseException as err:  # the user's module failed while it was imported: their code, their error
         if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
             raise
-        raise InputError(f"{key}: importing module {module_name!r} raised {user_error(err)}") from None
+        where = _raised_in(err, module_name)
+        raise InputError(f"{key}: importing module {module_name!r} raised {user_error(err)}{where}") from None
     finally:
         sys.path.remove(os.getcwd())
