@@ -50,7 +50,8 @@ class Libraries:
     is wrapped by :meth:`wrap_new` after the run that imported it (:class:`~.trace.Session` makes that run again)."""
 
     def __init__(self, current: Callable[[], Tape], stack: contextlib.ExitStack):
-        self.current, self.stack, self.wrapped = current, stack, set()
+        self.current, self.stack = current, stack
+        self.wrapped: set[str] = set()
 
     def wrap_new(self) -> bool:
         """Wrap each library imported since the last look (restored when the block's stack closes): whether any."""
