@@ -48,7 +48,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
-from pdp_audit.reports.numbers import round_up
+from pdp_audit.reports.numbers import round_up, sum_up
 
 if TYPE_CHECKING:  # annotations only: `pdp-audit certify --help` imports this module, and no record
     from pdp_audit.reports.records import Check
@@ -243,8 +243,8 @@ def composed_claim(checks: Sequence[Check]) -> CertifiedClaim | None:
     holds = all(part.covers_claim for part in decided)
     supported = [part.claimed_delta if part.basis == "exact" else part.delta for part in decided]
     return CertifiedClaim(
-        round_up(math.fsum(part.epsilon for part in decided), 3),
-        round_up(min(math.fsum(supported), 1.0)),
+        round_up(sum_up(part.epsilon for part in decided), 3),
+        round_up(min(sum_up(supported), 1.0)),
         "DP",
         math.fsum(part.claimed_delta for part in decided),
         "composition" if holds else None,

@@ -5,6 +5,8 @@ the terminal's text uses them too."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from fractions import Fraction
 
 
 def round_up(value: float, digits: int = 2) -> float:
@@ -15,6 +17,15 @@ def round_up(value: float, digits: int = 2) -> float:
     mantissa = math.ceil(value / 10.0**exponent)
     rounded = float(f"{mantissa}e{exponent}")
     return rounded if rounded >= value else float(f"{mantissa + 1}e{exponent}")
+
+
+def sum_up(values: Iterable[float]) -> float:
+    """The smallest double at or above the exact (rational) sum of ``values``: ``math.fsum`` rounds to nearest,
+    which may lie below it (0.1 + 0.4 gives 0.5, under the sum of those doubles), and a bound must not."""
+    values = list(values)
+    total = math.fsum(values)
+    below = Fraction(total) < sum(map(Fraction, values), Fraction(0))
+    return math.nextafter(total, math.inf) if below else total
 
 
 def fmt_level(level: float) -> str:

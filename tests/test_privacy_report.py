@@ -422,3 +422,24 @@ def test_q2_printed_epsilon_is_decided_by_proven_bounds_not_a_tolerance(sigma3, 
     term is the verified one, it is valid."""
     cal = SimpleNamespace(xi=0.0, beta=2.0, sigma2=1.0, sigma3=sigma3, delta=1e-5)
     assert statements._q2_check(SimpleNamespace(cal=cal)).verdict == verdict
+
+
+def test_a_claimed_pipeline_epsilon_a_hair_below_the_stages_exact_sum_is_not_certified():
+    """Stages certified at ε = 0.1 and 0.4 (doubles) compose to their exact sum, which ``math.fsum`` rounds *down*
+    to 0.5: a claim ε = 0.5 lies below it and is not certified (inconclusive), and the total stated is rounded up.
+    Seen failing: the check compared the claim with ``math.fsum``'s 0.5 and passed it."""
+    from fractions import Fraction
+
+    from pdp_audit.audits.privacy_report.accounting import claimed_epsilon_check
+    from pdp_audit.reports.numbers import sum_up
+    from pdp_audit.verify.core.checks import CheckSpec, Evidence
+
+    def stage(name, epsilon):
+        spec = CheckSpec(name, name, "c", "f", "s", delta_of="D||D'", stage=name)
+        return Evidence(spec=spec, estimate=0.0, verdict="pass", details={"epsilon": epsilon})
+
+    assert Fraction(0.5) < Fraction(0.1) + Fraction(0.4)  # the case: fsum's 0.5 is below the exact sum
+    check = claimed_epsilon_check([stage("a", 0.1), stage("b", 0.4)], 0.5)
+    assert check.verdict == "inconclusive", check
+    assert Fraction(check.estimate) >= Fraction(0.1) + Fraction(0.4)
+    assert claimed_epsilon_check([stage("a", 0.1), stage("b", 0.4)], sum_up([0.1, 0.4])).verdict == "pass"

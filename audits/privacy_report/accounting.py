@@ -8,8 +8,8 @@ exact δ(ε) to agree with.  Per-instance claims are audited for the median row 
 
 from __future__ import annotations
 
-import math
 from concurrent.futures import Executor
+from fractions import Fraction
 
 import numpy as np
 from scipy import stats
@@ -18,6 +18,7 @@ from pdp_audit.audits.privacy_report.builders import coverage, gaussian_claim_ch
 from pdp_audit.audits.privacy_report.checks import CHECKS, STAGES
 from pdp_audit.audits.privacy_report.context import Context
 from pdp_audit.mechanisms.privacy_report import mechanism as pr
+from pdp_audit.reports.numbers import sum_up
 from pdp_audit.reports.records import Direction
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.estimators.engine import sample_privacy_loss
@@ -131,16 +132,19 @@ def claimed_epsilon_check(checks: list[Evidence], claimed: float) -> Evidence:
     stages' checks certify by composition: each stage's checks (:attr:`CheckSpec.stage`) hold at their own ε_i, so
     the pipeline is (Σε_i, Σδ_i)-DP (:func:`pdp_audit.reports.certified_claim.composed_claim`), and a claimed ε at
     least Σε_i follows.  Sound for that implication only: where Σε_i > ε the claim is not refuted (a finer analysis
-    may give it), it is not decided -- the check is inconclusive, never failed.  Exact (no sampling): the sum is
-    compared as the rational sum of the floats (``math.fsum`` rounds it correctly, and the comparison is exact)."""
+    may give it), it is not decided -- the check is inconclusive, never failed.  Exact (no sampling): the claim is
+    compared in rationals with the exact sum of the stages' doubles; ``math.fsum`` rounds that sum to nearest, which
+    may lie below it (0.1 + 0.4 rounds to 0.5, an ulp's fraction under the exact sum), so it only reports."""
     stages = {e.spec.stage: float(e.details["epsilon"]) for e in checks if e.spec.stage is not None}
-    total = math.fsum(stages.values())
+    exact = sum(map(Fraction, stages.values()), Fraction(0))
+    total = sum_up(stages.values())
     spec = _spec("pipeline-epsilon", claimed=claimed, total=total)
     said = "; ".join(f"{stage}: ε = {epsilon:.6g}" for stage, epsilon in stages.items())
-    if total <= claimed:
+    if exact <= Fraction(claimed):
         return builders.exact_check(spec, True, total, f"The stages: {said}.")
     note = (
-        f"The stages are certified at {said}: Σε_i = {total:.6g} exceeds the claimed ε = {claimed:g} (the budget's "
-        "total). Not refuted: the stages' theorems give no smaller ε; the pipeline is certified at Σε_i (headline)."
+        f"The stages are certified at {said}: Σε_i = {total!r} exceeds the claimed ε = {claimed!r} (the budget's "
+        "total; compared exactly, as rationals). Not refuted: the stages' theorems give no smaller ε; the pipeline "
+        "is certified at Σε_i (headline)."
     )
     return Evidence(spec=spec, estimate=total, verdict="inconclusive", note=note)
