@@ -5,7 +5,9 @@ Every statistical assertion uses fixed seeds and a family-wise false-alarm proba
 m comparisons of a test are Bonferroni-corrected, each interval at confidence 1 − 1e-6/m.
 """
 
+import math
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -171,6 +173,32 @@ def test_a_wrong_weight_is_caught(sampler):
     assert not inside(exact, tail.interval(FALSE_ALARM)), tail.interval(FALSE_ALARM)
     correct = rare.rare_tail(pair, eps, "D||D'", N, 0)
     assert inside(exact, correct.interval(FALSE_ALARM))
+
+
+class InsideTheSlack(rare.ShiftedTailSampler):
+    """Weights 30% too large under a rounding slack of 50% (a coarse view's): draws near μ exceed the bound b inside
+    the slack, so they are not escapes and are clipped to b."""
+
+    def log_weight(self, w):
+        return super().log_weight(w) + math.log1p(0.3)
+
+    def slack(self, w, ell):
+        return 0.5
+
+
+def test_draws_clipped_inside_the_slack_raise_the_upper_bound():
+    """A draw whose weight exceeds the bound within the rounding slack is clipped to it (not an escape); clipping
+    lowers the mean, so the upper bound is multiplied by the largest such value (v ≤ peak · min(v, 1)), never left
+    to the clipped mean.  Seen failing: the clipped draws' upper bound was the clipped mean's (no peak)."""
+    pair = gaussian_pair(2, 1.0, SIGMA)
+    eps = g.analytic_epsilon(1e-10, SIGMA)
+    tail = rare.rare_tail(pair, eps, "D||D'", 20_000, 0, blocks=rare.TailBlocks(sampler=InsideTheSlack))
+    assert tail.certified and tail.escapes == 0
+    assert 1.2 < tail.peak <= 1.3 * (1 + 1e-12), tail.peak
+    clipped = replace(tail.delta, peak=1.0).upper_bound(FALSE_ALARM)
+    assert tail.upper_bound(FALSE_ALARM) == pytest.approx(tail.peak * clipped, rel=1e-12)
+    assert tail.upper_bound(FALSE_ALARM) > 1.2 * clipped
+    assert rare.rare_tail(pair, eps, "D||D'", 20_000, 0).peak == 1.0  # the right weights never exceed b
 
 
 def test_same_seed_same_result_whatever_the_workers():

@@ -62,8 +62,9 @@ float64, as always; 1.2e-4 for float32), and a draw is an *escape* only when its
 explains.  A computed ℓ̃ = ℓ + e with |e| ≤ τ(w) = 2^10 eps (1 + |ℓ̃(w)| + |w|ᵀ|∇ℓ(μ)|) lands on the event
 only where γz > −τ, i.e. where r/b = e^{−tz} < e^{tτ/γ}; so r/b may exceed 1 by max(1e-9, e^{tτ/γ} − 1)
 (:meth:`ShiftedTailSampler.slack`).  For float64, 2^10 eps = 2^-42 and the slack stays 1e-9, as always, while
-t(1 + |ℓ̃| + |w|ᵀ|∇ℓ|)/γ < 4,000.  The weights of such draws are still clipped at b: the mean moves by less than the
-slack times the tail.
+t(1 + |ℓ̃| + |w|ᵀ|∇ℓ|)/γ < 4,000.  The weights of such draws are still clipped at b, which lowers the mean; the
+upper bound is multiplied by the largest scaled value seen inside the slack (:attr:`BoundedMean.peak`: for
+0 ≤ v ≤ peak, v ≤ peak · min(v, 1)), so a draw inside the slack never lowers it.
 
 Sampling is seeded by the block engine: block j of the stream draws from
 ``SeedSequence(seed, spawn_key=(crc32(stream), j))`` and returns its moments, which are combined in
@@ -96,6 +97,7 @@ def check_direction(direction: str) -> Direction:
     if direction == "D'||D":
         return "D'||D"
     raise InputError(f"direction must be one of {tuple(DIRECTIONS)}, got {direction!r}")
+
 
 # Relative slack on the weight bound: the shift is computed in floating point, so weights on the
 # event may exceed b by rounding (relative ~1e-12); anything beyond 1e-9 counts as an escape.
@@ -331,6 +333,9 @@ class BoundedMean:
     mean: float  # of X
     variance: float  # unbiased, of X
     scale: float
+    #: ≥ 1: what the upper bound is multiplied by, where draws above the scale (inside a rounding slack) were clipped
+    #: to it: for 0 ≤ v ≤ peak, v ≤ peak · min(v, 1), so peak times the clipped mean's bound bounds the mean
+    peak: float = 1.0
 
     @property
     def estimate(self) -> float:
@@ -342,7 +347,8 @@ class BoundedMean:
 
     def upper_bound(self, alpha: float) -> float:
         """One-sided (1 − α) upper confidence bound on E Y, eq. (4)."""
-        return self.scale * min(1.0, self.mean + empirical_bernstein_radius(self.variance, self.n, alpha))
+        radius = empirical_bernstein_radius(self.variance, self.n, alpha)
+        return self.scale * self.peak * min(1.0, self.mean + radius)
 
     def interval(self, alpha: float) -> tuple[float, float]:
         """Two-sided interval at confidence 1 − α (α/2 on each side)."""
@@ -373,7 +379,8 @@ def _combine(moments: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
 class ShiftedTailSampler:
     """Picklable block work: draws w ~ N(μ, I) and returns one row of moments.
 
-    Row layout: ``[n, mean_δ, M2_δ, mean_P, M2_P, mean_Q, M2_Q, escapes]`` for the three scaled integrands
+    Row layout: ``[n, mean_δ, M2_δ, mean_P, M2_P, mean_Q, M2_Q, peak, escapes]`` (``peak`` the largest scaled value
+    of a draw inside the rounding slack, at least 1) for the three scaled integrands
     of (1) (divided by their bounds (3) and clipped to [0, 1]).  Override :meth:`log_weight` to test
     that a wrong weight is caught.
     """
@@ -409,7 +416,11 @@ class ShiftedTailSampler:
         excess = np.where(hit, ell - eps, 0.0)
         delta_part = ratio * -np.expm1(-excess) / self.point.delta_factor()  # δ integrand / (b κ)
         slack = self.slack(w, ell)
-        escapes = int(np.sum((ratio > 1 + slack) | (delta_part > 1 + slack)))
+        inside = ~((ratio > 1 + slack) | (delta_part > 1 + slack))
+        escapes = int(np.sum(~inside))
+        # the largest scaled value of a draw inside the slack: clipping it at 1 would lower the upper bound's mean,
+        # so the upper bound is scaled by it instead (RareTail.peak)
+        peak = float(np.max(np.where(inside, np.maximum(ratio, delta_part), 0.0), initial=1.0))
         ratio = np.minimum(ratio, 1.0)
         values = (
             np.minimum(delta_part, 1.0),
@@ -420,7 +431,7 @@ class ShiftedTailSampler:
         for v in values:
             mean = float(v.mean())
             row += [mean, float(np.sum((v - mean) ** 2))]
-        return np.array([row + [float(escapes)]])
+        return np.array([row + [peak, float(escapes)]])
 
 
 def _run(args: tuple[ShiftedTailSampler, int, str, int, int]) -> np.ndarray:
@@ -439,6 +450,8 @@ class RareTail:
     tail_p: BoundedMean
     tail_q: BoundedMean
     escapes: int
+    #: The largest scaled integrand of a draw inside the rounding slack (≥ 1; :attr:`BoundedMean.peak` of the three)
+    peak: float = 1.0
 
     @property
     def n(self) -> int:
@@ -506,8 +519,11 @@ def rare_tail(
     variances = m2 / max(count - 1, 1)
     b = math.exp(point.log_weight_bound)
     scales = (b * point.delta_factor(), b, b * math.exp(-float(epsilon)))
-    delta, tail_p, tail_q = (BoundedMean(count, float(m), float(v), s) for m, v, s in zip(means, variances, scales))
-    return RareTail(float(epsilon), direction, point, delta, tail_p, tail_q, escapes=int(rows[:, -1].sum()))
+    escapes, peak = int(rows[:, -1].sum()), float(rows[:, -2].max())
+    delta, tail_p, tail_q = (
+        BoundedMean(count, float(m), float(v), s, peak) for m, v, s in zip(means, variances, scales)
+    )
+    return RareTail(float(epsilon), direction, point, delta, tail_p, tail_q, escapes=escapes, peak=peak)
 
 
 class NoDominatingPoint(ArithmeticError):
