@@ -37,8 +37,10 @@ and −η_2 (e^{−η_2}/2) and density e^{−(η_2 − l)/2}/4 on (−η_2, η_
 
     δ(ε) = g_{η_1}(ε − η_2)/2 + e^{−η_2} g_{η_1}(ε + η_2)/2 + ∫_{−η_2}^{η_2} g_{η_1}(ε − l) e^{−(η_2 − l)/2}/4 dl,
 
-the integral by adaptive quadrature split at the kinks l = ε ∓ η_1 (its integrand is smooth between them: error
-far below 1e-12).  The reverse direction has the same profile (each coordinate's pair is its own mirror image).
+the integral in closed form: split at the kinks l = ε ∓ η_1, each piece of its integrand is a sum of exponentials
+in l (:func:`two_coordinate_delta`, in interval arithmetic and rounded up; scipy's quadrature of it,
+:func:`quadrature_delta`, is the cross-check).  The reverse direction has the same profile (each coordinate's pair
+is its own mirror image).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 
 from pdp_audit.mechanisms.base import RegisteredMechanism
@@ -123,18 +126,74 @@ def extended_delta(t: float, eta: float) -> float:
     return -math.expm1((t - eta) / 2)
 
 
-def two_coordinate_delta(epsilon: float, eta_1: float, eta_2: float) -> float:
-    """Exact δ(ε) of a Laplace release whose pair differs on two coordinates with loss bounds η_1, η_2 (module
-    notes); δ = 0 for ε ≥ η_1 + η_2."""
+def two_coordinate_delta(epsilon: float, eta_1: float | Fraction, eta_2: float | Fraction) -> float:
+    """δ(ε) of a Laplace release whose pair differs on two coordinates with loss bounds η_1, η_2 (module notes),
+    rounded up to a double; δ = 0 for ε ≥ η_1 + η_2 (decided in rationals).
+
+    The closed form: δ = atoms + ∫_{−η_2}^{η_2} g_{η_1}(ε − l) e^{(l − η_2)/2}/4 dl, where on each piece of g the
+    integrand is a sum of exponentials in l (:func:`_piece`).  *Sound for* the inputs taken exactly (each double or
+    Fraction as the rational it is): evaluated in mpmath's interval arithmetic at 256 bits, whose enclosure's upper
+    end is rounded up -- not scipy's quadrature (epsrel 1e-13, neither proven nor rounded up)."""
+    e, h1, h2 = Fraction(float(epsilon)), _exact("eta_1", eta_1), _exact("eta_2", eta_2)
+    if e >= h1 + h2:
+        return 0.0
+    iv, before = mpmath.iv, mpmath.iv.prec
+    iv.prec = 256  # the interval context has no workprec; restored below
+    try:
+        atoms = (_g(e - h2, h1) + iv.exp(-_interval(h2)) * _g(e + h2, h1)) / 2
+        kinks = sorted(k for k in (e - h1, e + h1) if -h2 < k < h2)
+        edges = [-h2, *kinks, h2]
+        middle = sum((_piece(a, b, e, h1, h2) for a, b in zip(edges, edges[1:]) if a < b), _interval(Fraction(0)))
+        top = (atoms + middle).b
+    finally:
+        iv.prec = before
+    near = float(top)
+    return max(0.0, near if mpmath.mpf(near) >= top else math.nextafter(near, math.inf))
+
+
+def _exact(name: str, eta: float | Fraction) -> Fraction:
+    return eta if isinstance(eta, Fraction) and eta >= 0 else Fraction(nonnegative(name, float(eta)))
+
+
+def _interval(value: Fraction):
+    """The rational ``value`` as a mpmath interval enclosing it (at the working precision)."""
+    return mpmath.iv.mpf(value.numerator) / value.denominator
+
+
+def _g(t: Fraction, eta: Fraction):
+    """g_η(t) of :func:`extended_delta` as an interval; the piece is chosen in rationals."""
+    iv = mpmath.iv
+    if t >= eta:
+        return _interval(Fraction(0))
+    if t <= -eta:
+        return 1 - iv.exp(_interval(t))
+    return 1 - iv.exp(_interval(t - eta) / 2)
+
+
+def _piece(a: Fraction, b: Fraction, e: Fraction, h1: Fraction, h2: Fraction):
+    """∫_a^b g_{η_1}(ε − l) e^{(l − η_2)/2}/4 dl on [a, b] inside one piece of g (chosen at the midpoint, in
+    rationals): 0 where ε − l ≥ η_1; [2(e^{(b−η_2)/2} − e^{(a−η_2)/2}) − (b − a) e^{(ε−η_1−η_2)/2}]/4 where
+    |ε − l| < η_1; [2(e^{(b−η_2)/2} − e^{(a−η_2)/2}) + 2(e^{ε−η_2/2−b/2} − e^{ε−η_2/2−a/2})]/4 where ε − l ≤ −η_1."""
+    iv = mpmath.iv
+    t = e - (a + b) / 2
+    if t >= h1:
+        return _interval(Fraction(0))
+    rise = 2 * (iv.exp(_interval(b - h2) / 2) - iv.exp(_interval(a - h2) / 2))
+    if t > -h1:
+        return (rise - _interval(b - a) * iv.exp(_interval(e - h1 - h2) / 2)) / 4
+    fall = 2 * (iv.exp(_interval(e - h2 / 2 - b / 2)) - iv.exp(_interval(e - h2 / 2 - a / 2)))
+    return (rise + fall) / 4
+
+
+def quadrature_delta(epsilon: float, eta_1: float, eta_2: float) -> float:
+    """δ(ε) of :func:`two_coordinate_delta` by scipy's quadrature of the same integral, in floats (epsrel 1e-13, not
+    proven): the cross-check of the closed form."""
     from scipy import integrate
 
     epsilon = float(epsilon)
-    eta_1, eta_2 = nonnegative("eta_1", eta_1), nonnegative("eta_2", eta_2)
-    if epsilon >= eta_1 + eta_2:
-        return 0.0
     atoms = extended_delta(epsilon - eta_2, eta_1) / 2 + math.exp(-eta_2) * extended_delta(epsilon + eta_2, eta_1) / 2
-    if eta_2 == 0:
-        return atoms
+    if eta_2 == 0 or epsilon >= eta_1 + eta_2:
+        return max(0.0, atoms) if epsilon < eta_1 + eta_2 else 0.0
     kinks = sorted(k for k in (epsilon - eta_1, epsilon + eta_1) if -eta_2 < k < eta_2)
     edges = [-eta_2, *kinks, eta_2]
 

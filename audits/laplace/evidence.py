@@ -142,12 +142,20 @@ def exact_profile(pair: lap.LaplacePair, bound: Fraction | None = None) -> pure.
         )
     if bounds.size == 2:
         eta_1, eta_2 = (float(b) for b in bounds)
+        exact_1, exact_2 = _exact_coordinate_bounds(pair)  # δ rises with η: the float quotients may round down
         return pure.bounded_profile(
-            lambda e: lq.two_coordinate_delta(e, eta_1, eta_2),
+            lambda e: lq.two_coordinate_delta(e, exact_1, exact_2),
             lambda d: lq.two_coordinate_epsilon(d, eta_1, eta_2),
             bound,
         )
     return pure.Profile(bound=bound)
+
+
+def _exact_coordinate_bounds(pair: lap.LaplacePair) -> list[Fraction]:
+    """|q'_i − q_i|/b_i in rationals on the pair's doubles, for each coordinate where the pair differs."""
+    scales = np.broadcast_to(pair.scale, pair.q_d.shape)
+    exact = (abs(Fraction(a) - Fraction(b)) / Fraction(c) for a, b, c in zip(pair.q_dprime, pair.q_d, scales))
+    return [bound for bound in exact if bound != 0]
 
 
 def proven_bound(s: LaplaceSetup) -> Fraction:
