@@ -611,7 +611,8 @@ def test_nan_through_clip_is_a_move_of_infinity_not_a_data_dependent_scale():
     coefficient that moved, and the page's headline gave a scale as the cause)."""
     run = _audit(sum_nan_through_clip, VALUES, {"bounds": (0, 1)})
     checks = {c.id: c for c in run.checks}
-    assert checks["program-composition"].verdict == "fail" and checks["program-composition"].estimate == 1.0
+    # δ(ε) = 1, less the other steps' reading slack (a proven lower bound, rounded down: one ulp below 1 here)
+    assert checks["program-composition"].verdict == "fail" and checks["program-composition"].estimate >= 1 - 2**-52
     assert checks["program-structure"].verdict == "pass", checks["program-structure"].note
     assert "scale" not in checks["program-structure"].note
 
