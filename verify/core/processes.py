@@ -4,6 +4,7 @@ the user's own code runs in is the sandbox's (:mod:`pdp_audit.verify.core.sandbo
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import signal
@@ -252,7 +253,31 @@ def _forked() -> None:
     interpreter keeps an at-fork hook's module alive to its very end, and one that held every module kept a user's
     gzip file from its ending at exit."""
     if USER_CALLS.depth:
+        _FORKED_COPY.made_by_user = True
         handlers_before_ours()
+
+
+class _ForkedCopy:
+    """Whether this process is a copy that the user's code forked (set in the copy by :func:`_forked`)."""
+
+    made_by_user = False
+
+
+_FORKED_COPY = _ForkedCopy()
+_OS_FORK = os.fork
+
+
+def fork_unless_a_copy() -> int:
+    """``os.fork`` in the process that runs the user's code (:func:`~pdp_audit.verify.core.sandbox.child_main`
+    installs it): a copy that the user's code forked may not fork again -- OSError, which ends that copy where it
+    leaves the user's code, as a forked child ends (``float_rules._end_forked_copy``).  Sound for: ``os.fork`` (and
+    ``multiprocessing``'s fork start method, which calls it) can grow the processes of one call only linearly, one
+    copy per fork of the first process, never exponentially (``while True: os.fork()`` made copies that forked
+    again until the command's time limit).  Not for: forks from C code (``subprocess``' ``fork_exec``, an extension,
+    ctypes), which only the process group's end at the audit's end or time limit contains."""
+    if _FORKED_COPY.made_by_user:
+        raise OSError(errno.EAGAIN, "pdp-audit: a copy that the audited code forked may not fork again")
+    return _OS_FORK()
 
 
 def handlers_before_ours() -> None:

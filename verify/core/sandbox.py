@@ -78,7 +78,12 @@ from typing import Any, Callable
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.verify.core.float_rules import own_float_rules, user_float_rules
 from pdp_audit.verify.core.outputs import add_reads, read_paths, record_reads
-from pdp_audit.verify.core.processes import on_second_termination, raised_without_signal, terminations_raise
+from pdp_audit.verify.core.processes import (
+    fork_unless_a_copy,
+    on_second_termination,
+    raised_without_signal,
+    terminations_raise,
+)
 from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS, Terminated
 from pdp_audit.verify.inputs.validation import InputError
 
@@ -305,6 +310,7 @@ def child_main(work_fd: int, result_fd: int) -> None:
         os.setpgid(0, 0)
     except OSError:
         pass
+    os.fork = fork_unless_a_copy  # a copy the user's code forked may not fork again: no fork bomb
     for fd in (work_fd, result_fd):  # not inherited by what the user's code starts
         os.set_inheritable(fd, False)
     try:
