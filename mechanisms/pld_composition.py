@@ -95,6 +95,10 @@ def _edge(law: LossLaw, upper: bool) -> float:
     bound = high if upper else low
     if math.isfinite(bound):
         return bound
+    if law.cdf(np.array([0.0]), upper=upper)[0] <= TAIL_MASS:
+        # the tail beyond 0 is within TAIL_MASS already (a law on one side of 0): the grid ends at 0, the tail
+        # beyond it moved as every tail is (discretise); the search below would bracket no root
+        return 0.0
     sign = 1.0 if upper else -1.0
     step = 1.0
     while law.cdf(np.array([sign * step]), upper=upper)[0] > TAIL_MASS:

@@ -20,3 +20,19 @@ def test_the_convolution_is_scipy_signals_to_the_bit(sizes):
     expected = signal.fftconvolve(x, y)
     got = full_convolution(x, y)
     assert got.dtype == expected.dtype and got.shape == expected.shape and got.tobytes() == expected.tobytes()
+
+
+def test_a_law_on_one_side_of_zero_is_discretised():
+    """A step whose loss law puts less than TAIL_MASS below 0 (SmartNoise's MWEM gave one) ended the audit in an
+    internal error: the grid's lower end was searched on [-1, 0], where the tail never crosses TAIL_MASS (seen
+    failing: brentq's "f(a) and f(b) must have different signs", exit 4).  The grid now starts at 0 and keeps the
+    law's mass."""
+    from scipy import stats
+
+    from pdp_audit.mechanisms.pld_composition import LossLaw, discretise
+
+    shifted = stats.laplace(loc=80.0, scale=1.0)
+    law = LossLaw(lambda w, upper=False: shifted.sf(w) if upper else shifted.cdf(w), (-np.inf, np.inf))
+    grid = discretise(law, 0.01, pessimistic=True)
+    assert grid.start == 0
+    assert abs(grid.pmf.sum() + grid.infinity - 1.0) < 1e-12
