@@ -8,6 +8,7 @@ Seen failing on main before the fix: a program raising on D was reported FAIL (e
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -204,12 +205,28 @@ def test_a_copy_the_program_forked_may_not_fork_again(tmp_path, monkeypatch):
     (tmp_path / "bomb.py").write_text(BOMB, encoding="utf-8")
     (tmp_path / "people.csv").write_text("value\n0.1\n0.5\n0.9\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
+    # processes earlier tests on this worker left running (a joblib or multiprocessing helper) are not the audit's
+    before = {(p.pid, p.create_time()) for p in psutil.Process().children(recursive=True)}
     args = ["program", "bomb:forks_each_call", "--data", "people.csv", "--claim-epsilon", "1", "--claim-delta", "0"]
     assert cli.main([*args, "--bounds", "0,1", "--law", "ideal", "--trials", "200", "--report", "none"]) in (0, 3)
     lines = (tmp_path / "calls.txt").read_text(encoding="utf-8").split()
     # each call's first process and the copy of its last fork (which forks no more) end; the other copies are refused
     assert lines.count("end") == 2 * lines.count("start"), lines.count("end")
-    assert not psutil.Process().children(recursive=True)
+    after = {(p.pid, p.create_time()) for p in psutil.Process().children(recursive=True)}
+    assert not after - before, after - before
+    assert not _running_in(tmp_path)  # nor a copy its parent's end handed to init
+
+
+def _running_in(folder) -> list:
+    """The processes other than this one whose working folder is ``folder`` (zombies are over: not counted)."""
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if process.pid != os.getpid() and process.status() != psutil.STATUS_ZOMBIE and process.cwd() == str(folder):
+                found.append(process)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            pass
+    return found
 
 
 DEPLOYMENT = """
