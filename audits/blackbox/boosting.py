@@ -67,7 +67,7 @@ def bin_edges(column: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.unique(np.percentile(column, levels, method="midpoint"))
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: leaves.remove(leaf) needs no field-wise ==
 class _Leaf:
     """A leaf being grown: its node index, its rows, their histograms ``hist`` (sums of g, of h and the count:
     3 × column × bin), and its best split (gain, column, bin) or None."""
@@ -122,20 +122,30 @@ class _Grower:
 
     @staticmethod
     def best_split(leaf: _Leaf) -> tuple[float, int, int] | None:
-        """The split of most gain, (gain, column, bin): rows of bin ≤ b go left."""
-        gl, hl, cl = np.cumsum(leaf.hist, axis=2)[:, :, :-1]
+        """The split of most gain, (gain, column, bin): rows of bin ≤ b go left; of equal gains the first in (column,
+        bin) order.  Only the valid splits are scored, gathered in that order (np.flatnonzero), so np.argmax over them
+        picks the split that np.argmax over every column × bin with −∞ at the invalid ones picked: the gains are the
+        same expressions of the same floats, and an invalid split is never the first maximum when a valid one
+        exists.  (Scoring every bin and masking cost ~10 temporary arrays of column × bin a call, most of them on
+        splits that were invalid; each bin's running sums still come from one cumulative sum over all bins.)  The
+        last bin is never valid (c_L = c leaves the right child no rows), so it needs no slicing off."""
+        sums = np.cumsum(leaf.hist, axis=2)
+        gl, hl, cl = sums
         g, h, c = leaf.hist[0, 0].sum(), leaf.hist[1, 0].sum(), leaf.hist[2, 0].sum()
-        gr, hr, cr = g - gl, h - hl, c - cl
-        valid = (cl >= MIN_SAMPLES_LEAF) & (cr >= MIN_SAMPLES_LEAF) & (hl >= MIN_HESSIAN) & (hr >= MIN_HESSIAN)
-        if not valid.any():
+        # counts are whole numbers below 2^53, so c − c_L ≥ m is exactly c_L ≤ c − m; H − H_L ≥ 1e-3 keeps the
+        # divisions below away from zero
+        valid = (cl >= MIN_SAMPLES_LEAF) & (cl <= c - MIN_SAMPLES_LEAF) & (hl >= MIN_HESSIAN) & (h - hl >= MIN_HESSIAN)
+        at = valid.ravel().nonzero()[0]  # = np.flatnonzero, without its wrapper (~50k calls a fit)
+        if at.size == 0:
             return None
-        with np.errstate(divide="ignore", invalid="ignore"):
-            children = gl**2 / hl + gr**2 / hr
-            gain = np.where(valid, children - g**2 / h, -np.inf)
-        column, at = np.unravel_index(int(np.argmax(gain)), gain.shape)
-        best = float(gain[column, at])
+        gl, hl = sums[0].ravel()[at], sums[1].ravel()[at]
+        gr, hr = g - gl, h - hl
+        children = gl**2 / hl + gr**2 / hr
+        gain = children - g**2 / h
+        best = int(np.argmax(gain))
+        column, bin_ = divmod(int(at[best]), sums.shape[2])
         # a gain within the rounding of its terms is none (a pure leaf's split "gained" 1e-16 of them)
-        return (best, int(column), int(at)) if best > ROUNDING * float(children[column, at]) else None
+        return (float(gain[best]), column, bin_) if gain[best] > ROUNDING * children[best] else None
 
     def grow(self, rows: np.ndarray) -> None:
         """Grow from the root over ``rows``; leaves' values set (−ν·G/H)."""
