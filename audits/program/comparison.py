@@ -361,13 +361,13 @@ def _read_small_release(
     read: tuple[np.ndarray, np.ndarray | list[str]],
 ) -> None:
     """:func:`_read_release` in Python, coordinate by coordinate (the same reading): the values as floats, the bits
-    as the integers of their ``uint64`` views; the rounding bounds of the shifts held against each other (those of
-    elements that several coordinates carry) in numpy, at once (:func:`_shared_bounds`)."""
+    as the integers of their ``uint64`` views; the shifts' rounding bounds in numpy, at once
+    (:func:`_carried_bounds`)."""
     shifts, source = read
     before, after = releases
     bits_before, bits_after = before.view(np.uint64).tolist(), after.view(np.uint64).tolist()
     coefficient = found.carried().coefficient
-    bounds = _shared_bounds(releases, found, weight)
+    bounds = _carried_bounds(releases, found, weight)
     last: dict[int, float] = {}  # per element, the bound of the shift its last coordinate gave
     for i, (b, a) in enumerate(zip(before.tolist(), after.tolist())):
         j = carrier[i]
@@ -382,9 +382,6 @@ def _read_small_release(
             shifts[j], source[j] = shift, "release"
             if i in bounds:
                 last[j] = bounds[i]
-            elif weight is not None:
-                error = float(found.carried().error[i])
-                last[j] = float(shift_bound((b, a), shift, coefficient[i], float(weight[i]), error))
             out.bounds[j] = last.get(j, math.inf)
             if a == b and bits_before[i] != bits_after[i]:  # the same value in other bits: no shift explains it
                 out.noisy_differ.append(i)
@@ -392,22 +389,24 @@ def _read_small_release(
             (out.free_differ if j == -1 else out.noisy_differ).append(i)
 
 
-def _shared_bounds(releases: tuple[np.ndarray, np.ndarray], found: Probe, weight: np.ndarray | None) -> dict:
-    """Per coordinate whose element another coordinate carries too (:attr:`.trace.Carried.shared`: only their
-    shifts are held against each other), the rounding bound of the shift it gives (:func:`shift_bound`; the shift as
-    :func:`_read_release` reads it)."""
+def _carried_bounds(releases: tuple[np.ndarray, np.ndarray], found: Probe, weight: np.ndarray | None) -> dict:
+    """Per carried coordinate, the rounding bound of the shift it gives (:func:`shift_bound`; the shift as
+    :func:`_read_release` reads it), all at once in numpy: where no weight is read (None), only those whose element
+    another coordinate carries too (:attr:`.trace.Carried.shared`: only their shifts are held against each other),
+    at weight 0.  The same doubles as one call per coordinate: each is the same sequence of IEEE operations on the
+    same operands, elementwise."""
     carried = found.carried()
-    shared = carried.shared
-    if not shared.size:
+    at = carried.at if weight is not None else carried.shared
+    if not at.size:
         return {}
-    before, after = releases[0][shared], releases[1][shared]
-    coefficient = found.coefficient[shared]
+    before, after = releases[0][at], releases[1][at]
+    coefficient = found.coefficient[at]
     with np.errstate(all="ignore"):
         shift = (after - before) / coefficient
     shift[(np.isnan(after) != np.isnan(before)) | ~np.isfinite(shift)] = math.inf
-    weights = weight[shared] if weight is not None else np.zeros(shared.size)
-    bound = shift_bound((before, after), shift, coefficient, weights, carried.error[shared])
-    return dict(zip(shared.tolist(), bound.tolist()))
+    weights = weight[at] if weight is not None else np.zeros(at.size)
+    bound = shift_bound((before, after), shift, coefficient, weights, carried.error[at])
+    return dict(zip(at.tolist(), bound.tolist()))
 
 
 def _within(a: float, b: float, bound: float) -> bool:
