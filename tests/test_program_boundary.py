@@ -19,6 +19,7 @@ import pytest
 
 import pdp_audit
 from pdp_audit.cli import main as cli
+from pdp_audit.verify.core.processes import FORKS_PER_CALL
 
 VALUES = np.linspace(0.0, 1.0, 8)
 
@@ -215,6 +216,49 @@ def test_a_copy_the_program_forked_may_not_fork_again(tmp_path, monkeypatch):
     after = {(p.pid, p.create_time()) for p in psutil.Process().children(recursive=True)}
     assert not after - before, after - before
     assert not _running_in(tmp_path)  # nor a copy its parent's end handed to init
+
+
+LOOP = """
+import os
+import numpy as np
+
+
+def forks_in_a_loop(data, rng):
+    forked = 0
+    try:
+        for _ in range(10**6):
+            if os.fork() == 0:  # the copy leaves the program at once, and ends there
+                return 0.0
+            forked += 1
+    except OSError:
+        with open("forked.txt", "w") as record:
+            record.write(str(forked))
+        raise
+    values = np.nan_to_num(data["value"].to_numpy(dtype=float))
+    return float(np.clip(values, 0.0, 1.0).sum()) + rng.laplace(0.0, 1.0)
+"""
+
+
+def test_the_program_may_fork_only_so_many_copies_a_call(tmp_path):
+    """A loop of forks in one call, each copy leaving the program at once (so none forks again), ran its 10^6 forks
+    in that call, and as many in the next.  The first process's fork beyond :data:`FORKS_PER_CALL` in one call is
+    refused as the system refuses one (OSError EAGAIN): the program dies of it on its own data, one line naming it,
+    exit 2, and none of its copies is left.  Seen failing: the command had not ended after 60 s (the copies in the
+    thousands)."""
+    (tmp_path / "looping.py").write_text(LOOP, encoding="utf-8")
+    (tmp_path / "people.csv").write_text("value\n0.1\n0.5\n0.9\n", encoding="utf-8")
+    argv = ["program", "looping:forks_in_a_loop", "--data", "people.csv", "--claim-epsilon", "1", "--claim-delta", "0"]
+    command = [sys.executable, "-m", "pdp_audit.cli", *argv, "--bounds", "0,1", "--law", "ideal", "--report", "none"]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the audit of a program forking in a loop did not end within 60 s")
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    refused = f"'[Errno 11] pdp-audit: the audited code may fork at most {FORKS_PER_CALL} copies a call'"
+    assert f"looping:forks_in_a_loop raised BlockingIOError: {refused} (looping.py, line 10" in lines[0], lines[0]
+    assert (tmp_path / "forked.txt").read_text(encoding="utf-8") == str(FORKS_PER_CALL)
+    assert not _running_in(tmp_path)
 
 
 def _running_in(folder) -> list:

@@ -75,6 +75,8 @@ class _UserRules:
         self._modules = modules
 
     def __enter__(self) -> None:
+        if not USER_CALLS.depth:  # a new call: its forks are counted from 0 (processes.fork_unless_a_copy)
+            USER_CALLS.forks = 0
         USER_CALLS.depth += 1
         self._pid = os.getpid()
         self._limit = sys.getrecursionlimit()

@@ -239,9 +239,11 @@ _REPLACED: list[dict] = []
 
 class _UserCalls:
     """How many calls into the user's code are under way in this process
-    (:func:`~pdp_audit.verify.core.float_rules.user_float_rules` counts them)."""
+    (:func:`~pdp_audit.verify.core.float_rules.user_float_rules` counts them), and how many copies of this process
+    the one under way forked (set back to 0 when the next one starts: :func:`fork_unless_a_copy` counts them)."""
 
     depth = 0
+    forks = 0
 
 
 USER_CALLS = _UserCalls()
@@ -266,17 +268,37 @@ class _ForkedCopy:
 _FORKED_COPY = _ForkedCopy()
 _OS_FORK = os.fork
 
+#: The copies the process that runs the user's code may fork within one call into that code (its import, the
+#: factory, one sampler or program call).  Above what a program forks for its work: a ``multiprocessing`` pool of
+#: one worker per core -- its default size -- made on each call, on a machine of up to 256 cores.  Low enough that
+#: a loop of forks is stopped within seconds: 256 forks of the audit's process (numpy, scipy and pandas loaded, 130
+#: MB) took 3.3 s at 12.7 ms each (2 cores, load 3.1), and 256 processes a call leave room in the smallest usual
+#: process table (``kernel.pid_max`` 32768).  Per call, not per audit: an audit calls the program hundreds to tens of
+#: thousands of times (the black box's trials), and a program that forks a pool on each call would be refused for
+#: the audit's size, not for anything it does in one call.
+FORKS_PER_CALL = 256
+
 
 def fork_unless_a_copy() -> int:
     """``os.fork`` in the process that runs the user's code (:func:`~pdp_audit.verify.core.sandbox.child_main`
-    installs it): a copy that the user's code forked may not fork again -- OSError, which ends that copy where it
-    leaves the user's code, as a forked child ends (``float_rules._end_forked_copy``).  Sound for: ``os.fork`` (and
-    ``multiprocessing``'s fork start method, which calls it) can grow the processes of one call only linearly, one
-    copy per fork of the first process, never exponentially (``while True: os.fork()`` made copies that forked
-    again until the command's time limit).  Not for: forks from C code (``subprocess``' ``fork_exec``, an extension,
-    ctypes), which only the process group's end at the audit's end or time limit contains."""
+    installs it): a copy that the user's code forked may not fork again, and within one call the first process may
+    fork at most :data:`FORKS_PER_CALL` copies -- beyond, OSError (EAGAIN, as the system's own refusal of a fork
+    reads), which ends a copy where it leaves the user's code, as a forked child ends
+    (``float_rules._end_forked_copy``), and is the program's fault in the first process (one line, exit 2, where it
+    ends the program's call on its data).  Sound for: ``os.fork`` (and ``multiprocessing``'s fork start method,
+    which calls it) can grow the processes of one call only linearly, never exponentially (``while True: os.fork()``
+    made copies that forked again until the command's time limit), and by at most :data:`FORKS_PER_CALL` a call (a
+    loop of 10^6 forks, each copy leaving at once, ran 10^6 forks in one call).  Our own forks (the pool of
+    ``--workers N``) run between calls and are not counted.  Not for: forks from C code (``subprocess``'
+    ``fork_exec``, ``os.posix_spawn``, an extension), which only the process group's end at the audit's end
+    contains, nor copies that stay inside the program: they outlive their call and add up over the calls until the
+    audit's end."""
     if _FORKED_COPY.made_by_user:
         raise OSError(errno.EAGAIN, "pdp-audit: a copy that the audited code forked may not fork again")
+    if USER_CALLS.depth:
+        if USER_CALLS.forks >= FORKS_PER_CALL:
+            raise OSError(errno.EAGAIN, f"pdp-audit: the audited code may fork at most {FORKS_PER_CALL} copies a call")
+        USER_CALLS.forks += 1
     return _OS_FORK()
 
 
