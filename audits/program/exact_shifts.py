@@ -79,31 +79,38 @@ def unmoved(
     """One step per call for its elements read as unmoved (shift 0) but not exactly so: μ 0 as read, within
     [0, Σ e_j/b_j] (``laws``: the step of each law).  The sum is computed in floats and raised by γ_{n+1} (Higham
     2002, §3.1: n − 1 additions and n divisions of non-negative terms), then to the next double: a proven upper end.
-    A scale of 0 leaves the upper end unbounded."""
+    A scale of 0 leaves the upper end unbounded.  The elements are chosen on the shifts and bounds first, in numpy,
+    and only those on their sources and laws (object arrays): most pairs have none left by then (a noisy sum's one
+    element moved; every element of a pair read exactly)."""
     n = min(len(found.elements), comparison.shifts.size, len(comparison.source))
     if not n:
         return []
-    columns = found.columns()
-    source = np.asarray(comparison.source[:n], dtype=object)
-    e = np.full(n, math.inf)
-    e[: min(n, comparison.bounds.size)] = comparison.bounds[:n]
-    lawed = np.zeros(n, dtype=bool)
-    for name in laws:
-        lawed |= columns.law[:n] == name
-    read_exactly = np.zeros(len(found.elements), dtype=bool)
-    read_exactly[list(comparison.exact)] = True
-    with np.errstate(invalid="ignore"):
-        taken = (comparison.shifts[:n] == 0) & (source != "none") & (source != "landing") & lawed & ~read_exactly[:n]
-    taken &= e != 0
+    e = comparison.bounds[:n]
+    if e.size < n:
+        e = np.concatenate((e, np.full(n - e.size, math.inf)))
+    taken = (comparison.shifts[:n] == 0) & (e != 0)  # NaN compares unequal
+    if comparison.exact:
+        exact = np.fromiter(comparison.exact, dtype=np.int64, count=len(comparison.exact))
+        taken[exact[exact < n]] = False
     at = np.flatnonzero(taken)
+    if not at.size:
+        return []
+    columns = found.columns()
+    source = np.asarray(comparison.source[:n], dtype=object)[at]
+    lawed = np.zeros(at.size, dtype=bool)
+    for name in laws:
+        lawed |= columns.law[at] == name
+    at = at[(source != "none") & (source != "landing") & lawed]
+    if not at.size:
+        return []
     calls = columns.call[at]
     bounded = np.isfinite(e[at]) & (columns.scale[at] > 0)
     with np.errstate(all="ignore"):
         terms = e[at] / columns.scale[at]
     out: list[accounting.Step] = []
     # a call's elements are consecutive (:func:`.trace.additive_elements`): one span of ``at`` per call
-    starts = np.flatnonzero(np.diff(calls, prepend=-1))
-    for start, stop in zip(starts.tolist(), np.append(starts[1:], at.size).tolist()):
+    cuts = (np.flatnonzero(calls[1:] != calls[:-1]) + 1).tolist()
+    for start, stop in zip([0] + cuts, cuts + [at.size]):
         call = int(calls[start])
         kept = terms[start:stop][bounded[start:stop]]
         unbounded = not bounded[start:stop].all()
