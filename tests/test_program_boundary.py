@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,7 @@ import pytest
 import pdp_audit
 from pdp_audit.cli import main as cli
 from pdp_audit.verify.core.processes import FORKS_PER_CALL
+from pdp_audit.verify.core.sandbox import CHILD_GRACE
 
 VALUES = np.linspace(0.0, 1.0, 8)
 
@@ -259,6 +261,56 @@ def test_the_program_may_fork_only_so_many_copies_a_call(tmp_path):
     assert f"looping:forks_in_a_loop raised BlockingIOError: {refused} (looping.py, line 10" in lines[0], lines[0]
     assert (tmp_path / "forked.txt").read_text(encoding="utf-8") == str(FORKS_PER_CALL)
     assert not _running_in(tmp_path)
+
+
+FORKING_ON = """
+import os
+import subprocess
+
+import numpy as np
+
+
+def forks_on(data, rng):
+    with open("calls.txt", "a") as calls:
+        calls.write("call\\n")
+    for each in range(50):
+        if os.fork() == 0:  # the copy leaves the program at once, and ends there
+            if not each:  # what it started outlives it, in the audit's process group
+                subprocess.Popen(["sleep", "100"])
+            return 0.0
+    values = np.nan_to_num(data["value"].to_numpy(dtype=float))
+    return float(np.clip(values, 0.0, 1.0).sum()) + rng.laplace(0.0, 1.0)
+"""
+
+
+def test_a_killed_command_leaves_no_process_of_a_forking_program(tmp_path):
+    """``kill -9`` of the command while its program forks on each call: the SIGTERM that the end of the command's
+    pipe raises in the audit's process was dropped where it was raised, in logging's at-fork hook ("Exception
+    ignored in: <function _releaseLock>"), and the orphan forked on to the audit's end.  It is ended
+    :data:`CHILD_GRACE` seconds later if its unwinding did not end it, and with it what the copies started (in its
+    process group, no longer its descendants).  Seen failing: the audit's process still forked 15 s after the kill;
+    with that fixed, the copies' ``sleep`` processes were left."""
+    (tmp_path / "forking_on.py").write_text(FORKING_ON, encoding="utf-8")
+    (tmp_path / "people.csv").write_text("value\n0.1\n0.5\n0.9\n", encoding="utf-8")
+    argv = ["program", "forking_on:forks_on", "--data", "people.csv", "--claim-epsilon", "1", "--claim-delta", "0"]
+    command = [sys.executable, "-m", "pdp_audit.cli", *argv, "--bounds", "0,1", "--law", "ideal", "--report", "none"]
+    proc = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    calls = tmp_path / "calls.txt"
+    try:
+        deadline = time.monotonic() + 120
+        while not (calls.exists() and calls.read_text(encoding="utf-8").count("call") >= 3):
+            assert proc.poll() is None and time.monotonic() < deadline, "the program was not called thrice"
+            time.sleep(0.05)
+        proc.kill()
+        proc.wait()
+        deadline = time.monotonic() + CHILD_GRACE + 10
+        while _running_in(tmp_path) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _running_in(tmp_path)
+    finally:
+        proc.kill()
+        for left in _running_in(tmp_path):  # what this test started, were it left
+            left.kill()
 
 
 def _running_in(folder) -> list:

@@ -28,7 +28,8 @@ API
     never exit 0 and never an internal error.  (On Windows the work runs in this process.)
 
     *Signals.*  The child leads a process group of its own, and ends when this process ends, however it ends (the
-    end of a pipe only this process holds open raises SIGIO in the child, which then sends itself SIGTERM).  Ctrl-C
+    end of a pipe only this process holds open raises SIGIO in the child, which then sends itself SIGTERM, and ends
+    itself, its descendants and its group :data:`CHILD_GRACE` seconds later if it still runs).  Ctrl-C
     or SIGTERM/SIGHUP here is passed to the child's whole group, which gets :data:`CHILD_GRACE` seconds to unwind
     (its private data copies are removed) before it is killed; the processes the user's code started (its group,
     and its descendants in sessions of their own) are killed when it is done.  A copy of the child that the user's
@@ -71,6 +72,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 import traceback
 from types import ModuleType
 from typing import Any, Callable
@@ -391,13 +393,13 @@ def _send(fd: int, message: tuple) -> None:
 def _end_with_parent(fd: int) -> None:
     """Once the parent is gone -- end of file on the pipe only it holds open, which the kernel signals with SIGIO
     (``O_ASYNC``) -- this process gets SIGTERM: the audit unwinds (its temporaries removed) and ends by that signal;
-    nothing would collect its work.  A signal, not a watching thread: a daemon thread still running at the
-    interpreter's exit kept a gzip file of the user's module from its ending."""
+    nothing would collect its work (:func:`_parent_gone`).  A signal, not a watching thread: a daemon thread still
+    running at the interpreter's exit kept a gzip file of the user's module from its ending."""
     import fcntl
 
     if not hasattr(signal, "SIGIO"):  # pragma: no cover - not on Linux/BSD
         return
-    signal.signal(signal.SIGIO, lambda signum, frame: signal.raise_signal(signal.SIGTERM))
+    signal.signal(signal.SIGIO, _parent_gone)
     try:
         fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid())
         fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC | os.O_NONBLOCK)
@@ -410,10 +412,30 @@ def _end_with_parent(fd: int) -> None:
         pass
 
 
+def _parent_gone(signum: int, frame: Any) -> None:
+    """The SIGIO of :func:`_end_with_parent`: SIGTERM to this process, whose Terminated unwinds the audit, and a
+    daemon thread that ends it, its descendants and its group :data:`CHILD_GRACE` seconds later if it still runs.
+    Python drops an exception raised where none can propagate -- a handler run inside an at-fork hook (logging's
+    ``_releaseLock`` after each ``os.fork``), a ``__del__`` --, and the child of a program forking on each call
+    forked on after the command's ``kill -9``, an orphan, until the audit's end ("Exception ignored in
+    _releaseLock ... Terminated")."""
+    threading.Thread(target=_end_later, name="pdp-audit-parent-gone", daemon=True).start()
+    signal.raise_signal(signal.SIGTERM)
+
+
+def _end_later() -> None:
+    """:data:`CHILD_GRACE` seconds for the audit to unwind, then its descendants and its group killed, and it."""
+    time.sleep(CHILD_GRACE)
+    _end_descendants()
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
 def _end_descendants(pid: int | None = None) -> None:
     """Kill the processes the user's code started and left running under ``pid`` (this process by default) -- in a
-    session of their own too --, while they are still its descendants: the audit is over (a helper outlived
-    ``certify`` and held its pipes open; one started with ``setsid`` outlived the audit's process group)."""
+    session of their own too --, while they are still its descendants, and those left in its process group where it
+    leads one: the audit is over (a helper outlived ``certify`` and held its pipes open; one started with
+    ``setsid`` outlived the audit's process group; the process a forked copy started outlives the copy, in the
+    group, and nothing killed the group where the command was killed with -9)."""
     for each in _descendants(os.getpid() if pid is None else pid):
         try:
             os.kill(each, signal.SIGKILL)
@@ -422,8 +444,10 @@ def _end_descendants(pid: int | None = None) -> None:
 
 
 def _descendants(pid: int) -> set[int]:
-    """The processes below ``pid`` (from /proc; none where there is no /proc)."""
+    """The processes below ``pid``, and the others of the process group it leads, if it leads one (from /proc; none
+    where there is no /proc)."""
     parents: dict[int, int] = {}
+    group: set[int] = set()
     try:
         entries = [entry.name for entry in os.scandir("/proc") if entry.name.isdigit()]
     except OSError:
@@ -431,15 +455,18 @@ def _descendants(pid: int) -> set[int]:
     for name in entries:
         try:
             with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as handle:
-                parents[int(name)] = int(handle.read().rpartition(")")[2].split()[1])
+                fields = handle.read().rpartition(")")[2].split()
+            parents[int(name)] = int(fields[1])
         except (OSError, ValueError, IndexError):
             continue
+        if fields[2] == str(pid):
+            group.add(int(name))
     found: set[int] = set()
     frontier = {pid}
     while frontier:
         frontier = {each for each, parent in parents.items() if parent in frontier} - found
         found |= frontier
-    return found
+    return (found | group) - {pid}
 
 
 def _raised_in(err: BaseException, module_name: str) -> str:
