@@ -131,6 +131,12 @@ class DrawSet:
         """Its calls' signatures on D, made once (each further draw set's record is compared with them)."""
         return [c.signature() for c in self.recorded.calls]
 
+    @functools.cached_property
+    def zeroed(self) -> dict[bytes, np.ndarray | None]:
+        """D's replay with every noise element zeroed (:func:`.exact_shifts.read`), once made: every pair's exact
+        reading replays D alike, and D is not a neighbour's to change."""
+        return {}
+
 
 @dataclass(frozen=True)
 class Named:
@@ -595,7 +601,8 @@ def _read_pair(
     pair, exact, asked = reading
     data, made = datasets
     if "rounding" in asked:
-        exact_shifts.read(session, (data, made), drawn.recorded, drawn.probe, exact)
+        on_d = drawn.zeroed if drawn.probe.reproducible else None  # D's replays: the same for every pair
+        exact_shifts.read(session, (data, made), drawn.recorded, drawn.probe, exact, on_d)
     if exact.replayed is None or not asked & {"tails", "ranges"}:
         return
     replayers = (

@@ -134,10 +134,12 @@ def read(
     recorded: trace.Run,
     found: trace.Probe,
     c: Comparison,
+    on_d: dict[bytes, np.ndarray | None] | None = None,
 ) -> None:
     """The exact shifts of the pair's carried elements (module notes) into ``c.exact``; ``data`` is (D, D′),
     ``session`` the program's session at the pair's draw set: every element's noise at 0 at once, then each element
-    not read so (the others' noise as recorded: a branch on them keeps its path), at most :data:`MOST_SINGLE`."""
+    not read so (the others' noise as recorded: a branch on them keeps its path), at most :data:`MOST_SINGLE`.
+    ``on_d``: D's replay with every element zeroed, shared by every pair of the draw set (:func:`_read_with`)."""
     if c.replayed is None or not found.elements or c.structure_differs:
         return
     at = unit_coordinates(found)
@@ -145,12 +147,12 @@ def read(
     source = np.asarray(c.source, dtype=object)
     readable = np.zeros(len(found.elements), dtype=bool)  # a mask: np.unique of 10⁵ elements costs more
     readable[elements[(source[elements] == "release") | (source[elements] == THROUGH)]] = True
-    exact = _read_with(session, data, recorded, found, c, np.ones(len(found.elements), dtype=bool))
+    exact = _read_with(session, data, recorded, found, c, np.ones(len(found.elements), dtype=bool), on_d)
     readable[np.fromiter(exact, dtype=np.int64, count=len(exact))] = False
     for j in np.flatnonzero(readable)[:MOST_SINGLE].tolist():
         alone = np.zeros(len(found.elements), dtype=bool)
         alone[j] = True
-        exact.update({k: d for k, d in _read_with(session, data, recorded, found, c, alone).items() if k == j})
+        exact.update({k: d for k, d in _read_with(session, data, recorded, found, c, alone, on_d).items() if k == j})
     c.exact.update(exact)
 
 
@@ -174,8 +176,12 @@ def _read_with(
     found: trace.Probe,
     c: Comparison,
     zeroed: np.ndarray,
+    on_d: dict[bytes, np.ndarray | None] | None = None,
 ) -> dict[int, Fraction]:
-    """The exact shifts read with the ``zeroed`` elements' noise at 0 (the others' as recorded), per element."""
+    """The exact shifts read with the ``zeroed`` elements' noise at 0 (the others' as recorded), per element.
+    D's replay with every element zeroed is the same for every pair of a draw set (the program a function of its
+    data and draws, shown where its record replays to its release, :attr:`.trace.Probe.reproducible`): kept in
+    ``on_d`` where given (its release's numbers, None where it does not replay to the record's structure)."""
     other = c.replayed
     assert other is not None
     eta = trace.draws(recorded.calls, found.grouped(), len(found.elements))
@@ -185,15 +191,18 @@ def _read_with(
     settings = [(data[0], recorded, 0.0), (data[1], other, 0.0)]
     settings += [(data[1], other, 1.0), (data[1], other, -1.0)] if through else []
     values = []
-    for dataset, run, sign in settings:
-        try:
+    for k, (dataset, run, sign) in enumerate(settings):
+        key = b"all" if k == 0 and on_d is not None and zeroed.all() else None  # one element's: rare, not kept
+        if key is not None and on_d is not None and key in on_d:
+            numbers = on_d[key]
+        else:
             shifts = np.where(zeroed, sign * found.step - eta, 0.0)
-            again = trace.replay(session, dataset, recorded.calls, found.perturbation(shifts))
-        except (Divergence, trace.ProgramFault):
+            numbers = _replayed_at(session, dataset, (recorded, run), found, shifts)
+            if key is not None and on_d is not None:
+                on_d[key] = numbers
+        if numbers is None:
             return {}
-        if again.structure != run.structure or again.numbers.size != run.numbers.size:
-            return {}
-        values.append(again.numbers)
+        values.append(numbers)
     at = unit_coordinates(found)
     j = found.carrier[at]
     x, x_prime = values[0][at], values[1][at]
@@ -209,6 +218,22 @@ def _read_with(
             shown |= ~released & (source[j] == THROUGH) & side
     shown &= kept
     return _differences(j[shown], x[shown], x_prime[shown])
+
+
+def _replayed_at(
+    session: trace.Session | Callable, dataset: Any, runs: tuple[trace.Run, trace.Run], found: trace.Probe, shifts: Any
+) -> np.ndarray | None:
+    """The release's numbers of ``dataset`` replayed with the record's draws (``runs``: the record on D, and the run
+    whose structure the replay must keep) shifted by ``shifts`` per element; None where it diverges, raises or takes
+    another structure."""
+    recorded, run = runs
+    try:
+        again = trace.replay(session, dataset, recorded.calls, found.perturbation(shifts))
+    except (Divergence, trace.ProgramFault):
+        return None
+    if again.structure != run.structure or again.numbers.size != run.numbers.size:
+        return None
+    return again.numbers
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
