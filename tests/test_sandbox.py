@@ -565,3 +565,48 @@ def test_a_fault_of_a_sweep_cells_factory_is_the_users_in_one_line(user_folder, 
     assert done.returncode == 2, (done.returncode, done.stderr)
     (line,) = done.stderr.splitlines()
     assert line.startswith("pdp-audit: error: sweep cell ") and "faulty_user" in line and said in line, line
+
+
+#: The audit's process's limit, as :func:`processes.limit_processes` sets it, for a user other than root: this
+#: process drops to ``nobody`` where it runs as root (the kernel does not apply RLIMIT_NPROC to root) -- unless told
+#: ``root`` -- and sets its own limit first where told a number.  Prints the soft and hard limits and its threads.
+LIMITED = """
+import os, resource, sys
+from pdp_audit.verify.core.processes import limit_processes
+if os.geteuid() == 0 and sys.argv[1] != "root":
+    os.setgid(65534)
+    os.setuid(65534)
+if sys.argv[1].isdigit():
+    resource.setrlimit(resource.RLIMIT_NPROC, (int(sys.argv[1]), resource.getrlimit(resource.RLIMIT_NPROC)[1]))
+limit_processes()
+print(*resource.getrlimit(resource.RLIMIT_NPROC), len(os.listdir("/proc/self/task")))
+"""
+
+
+def _limited(how: str) -> tuple[int, int, int]:
+    done = subprocess.run([sys.executable, "-c", LIMITED, how], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    soft, hard, threads = map(int, done.stdout.split())
+    return soft, hard, threads
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self/status").exists()
+    or len(processes._status_field(Path("/proc/self/status").read_text(), "NSpid").split()) != 1,
+    reason="the user's processes are counted from /proc, outside a nested process-ID namespace",
+)
+def test_the_audits_process_may_start_only_so_many_processes_where_the_limit_applies():
+    """Where RLIMIT_NPROC applies (not root), the audit's process may add :data:`processes.PROCESSES_ADDED`
+    processes and threads to those its user runs: what it starts from C (``subprocess`` in a loop) meets EAGAIN
+    there, not at the system's limit.  A lower limit of the user's stays, the hard limit is left, and as root
+    nothing is set.  Seen failing: the soft limit stayed the system's 96,365 (no bound)."""
+    import resource
+
+    system = resource.getrlimit(resource.RLIMIT_NPROC)
+    soft, hard, threads = _limited("none")
+    running = sum(1 for _ in Path("/proc").glob("[0-9]*/task/[0-9]*"))  # every thread of the machine: an upper bound
+    assert processes.PROCESSES_ADDED + threads <= soft <= processes.PROCESSES_ADDED + running, (soft, threads)
+    assert hard == system[1]
+    assert _limited("50")[:2] == (50, system[1])  # the user's own, lower: kept
+    if os.geteuid() == 0:
+        assert _limited("root")[:2] == system

@@ -290,9 +290,9 @@ def fork_unless_a_copy() -> int:
     made copies that forked again until the command's time limit), and by at most :data:`FORKS_PER_CALL` a call (a
     loop of 10^6 forks, each copy leaving at once, ran 10^6 forks in one call).  Our own forks (the pool of
     ``--workers N``) run between calls and are not counted.  Not for: forks from C code (``subprocess``'
-    ``fork_exec``, ``os.posix_spawn``, an extension), which only the process group's end at the audit's end
-    contains, nor copies that stay inside the program: they outlive their call and add up over the calls until the
-    audit's end."""
+    ``fork_exec``, ``os.posix_spawn``, an extension), which only the process group's end at the audit's end and
+    :func:`limit_processes` contain, nor copies that stay inside the program: they outlive their call and add up
+    over the calls until the audit's end."""
     if _FORKED_COPY.made_by_user:
         raise OSError(errno.EAGAIN, "pdp-audit: a copy that the audited code forked may not fork again")
     if USER_CALLS.depth:
@@ -300,6 +300,73 @@ def fork_unless_a_copy() -> int:
             raise OSError(errno.EAGAIN, f"pdp-audit: the audited code may fork at most {FORKS_PER_CALL} copies a call")
         USER_CALLS.forks += 1
     return _OS_FORK()
+
+
+#: The processes and threads (Linux counts both against RLIMIT_NPROC) that the audit's process and what it starts
+#: may add to those its user runs already, where the limit applies (not as root: :func:`limit_processes`).  Above
+#: what an audit and its program use -- a BLAS and OpenMP thread per core, a ``--workers`` process per core, the
+#: program's pool of a worker per core on a call (:data:`FORKS_PER_CALL` at most) -- on machines of up to a few
+#: hundred cores; far below the system's usual default (``ulimit -u`` is tens of thousands: 96,365 on the machine
+#: this was written on), so that processes started from C in a loop (``subprocess.Popen`` never waited for), which
+#: no count of Python's forks sees, meet EAGAIN after 4096 instead of filling the machine's process table.
+PROCESSES_ADDED = 4096
+
+
+def limit_processes() -> None:
+    """In the process that runs the user's code: RLIMIT_NPROC's soft limit set to the processes and threads its user
+    runs now plus :data:`PROCESSES_ADDED`, unless the limit is that low already (a limit the user set lower is
+    kept; the hard limit is left as it is, so a program that needs more may raise it).  Sound for: every process or
+    thread the audit's process and its descendants start -- from Python or from C (``subprocess``,
+    ``os.posix_spawn``, an extension) -- fails with EAGAIN once its user runs that many.  Not for: root, nor a user
+    whose other processes, started meanwhile, take the room (they count too), nor where the user's processes cannot
+    all be counted (:func:`_tasks_of`); then nothing is set."""
+    # Not as root: the kernel does not enforce RLIMIT_NPROC for a process of the root user or one with
+    # CAP_SYS_RESOURCE or CAP_SYS_ADMIN (root has both), so a limit would contain nothing -- and a program that drops
+    # to another user (setuid) would meet a bound computed from root's processes, not that user's.
+    if os.geteuid() == 0:
+        return
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on POSIX
+        return
+    running = _tasks_of(os.getuid())
+    if running is None:
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+    bound = running + PROCESSES_ADDED
+    if soft == resource.RLIM_INFINITY or soft > bound:
+        resource.setrlimit(resource.RLIMIT_NPROC, (bound, hard))
+
+
+def _tasks_of(uid: int) -> int | None:
+    """The processes and threads whose real user is ``uid`` -- RLIMIT_NPROC's count --, from /proc; None where that
+    count may miss some: no /proc, or a process-ID namespace below the system's (a container's: its /proc does not
+    show the same user's processes outside it, which the kernel counts), read from ``NSpid``."""
+    try:
+        nested = len(_status_field(Path("/proc/self/status").read_text(), "NSpid").split()) != 1
+        entries = [entry.name for entry in os.scandir("/proc") if entry.name.isdigit()]
+    except OSError:
+        return None
+    if nested:
+        return None
+    total = 0
+    for name in entries:
+        try:
+            status = Path(f"/proc/{name}/status").read_text()
+            if int(_status_field(status, "Uid").split()[0]) == uid:
+                total += int(_status_field(status, "Threads"))
+        except (OSError, ValueError, IndexError):  # ended meanwhile
+            continue
+    return total
+
+
+def _status_field(status: str, name: str) -> str:
+    """The value of the field ``name`` in the text of a /proc/PID/status ("" where it has none)."""
+    for line in status.splitlines():
+        key, _, value = line.partition(":")
+        if key == name:
+            return value
+    return ""
 
 
 def handlers_before_ours() -> None:

@@ -82,6 +82,7 @@ from pdp_audit.verify.core.float_rules import own_float_rules, user_float_rules
 from pdp_audit.verify.core.outputs import add_reads, read_paths, record_reads
 from pdp_audit.verify.core.processes import (
     fork_unless_a_copy,
+    limit_processes,
     on_second_termination,
     raised_without_signal,
     terminations_raise,
@@ -312,6 +313,7 @@ def child_main(work_fd: int, result_fd: int) -> None:
         os.setpgid(0, 0)
     except OSError:
         pass
+    limit_processes()  # not as root: what the user's code starts from C is bounded too
     os.fork = fork_unless_a_copy  # a copy the user's code forked may not fork again: no fork bomb
     for fd in (work_fd, result_fd):  # not inherited by what the user's code starts
         os.set_inheritable(fd, False)
