@@ -290,31 +290,35 @@ class Composed:
     gridded: bool = False
 
 
-def composed_delta(steps: list[Step], epsilon: float) -> Composed:
+def composed_delta(steps: list[Step], epsilon: float, ceiling: bool = True) -> Composed:
     """Bounds on δ(ε) of the composition of ``steps`` (module notes).  A pure composition is decided first, exactly
     (:func:`certified`): Σε_i ≤ ε in rationals is δ(ε) = 0 (Dwork & Roth 2014, Thm 3.16, with every δ_i = 0).
     Steps of a library mechanism known only by its declared (ε_i, δ_i) (``declared``) are composed by the basic
     composition theorem around the others (Dwork & Roth 2014, Thm 3.16): δ(ε) ≤ δ_rest(ε − Σε_i) + Σδ_i, an upper
     bound only.  The lower bound is lowered by the steps' slacks: δ(ε) of a product of independent steps is the
     expectation, over one factor's privacy loss ω, of the others' δ(ε − ω), so putting each step's own sampler in
-    place of its law, one at a time, moves δ(ε) by at most that step's slack."""
-    return _composed_within(steps, epsilon, Fraction(epsilon))
+    place of its law, one at a time, moves δ(ε) by at most that step's slack.  ``ceiling`` False: pure steps within
+    the rounding of their readings are bounded by δ(ε) ≤ 1, their ceiling 1 − e^(ε − Σε_i) (:func:`_pure_ceiling`,
+    rationals) not made -- for a pair whose shifts are then read exactly and judged anew
+    (:func:`.analysis._read_exactly`)."""
+    return _composed_within(steps, epsilon, Fraction(epsilon), ceiling)
 
 
-def _composed_within(steps: list[Step], epsilon: float, budget: Fraction) -> Composed:
+def _composed_within(steps: list[Step], epsilon: float, budget: Fraction, ceiling: bool = True) -> Composed:
     """:func:`composed_delta` at ``epsilon``, whose exact value is ``budget`` (ε less the exact Σε_i of steps
     composed around, where this is a part of a composition)."""
-    decided = certified(steps, budget)
+    sums = _pure_sums(steps)  # once: the decision's and the ceiling's
+    decided = _decided(sums, budget)
     pure = sum(s.pure_epsilon() for s in steps if not s.trivial)
     if decided:
         if not any(not s.trivial for s in steps):
             return Composed(0.0, 0.0, 0.0, "no primitive's value moves")
         return Composed(0.0, 0.0, pure, "exact: the steps' pure ε add up to at most ε (in rationals)")
     rounding = decided is None
-    ceiling = _pure_ceiling(steps, budget) if rounding else None
-    if ceiling is not None:
+    top = _pure_ceiling(sums, budget, ceiling) if rounding else None
+    if top is not None:
         how = "pure: the steps' Σε_i is within the rounding of their readings of ε, so δ(ε) ≤ 1 − e^(ε − Σε_i)"
-        return Composed(0.0, ceiling, pure, how, rounding)
+        return Composed(0.0, top, pure, how, rounding)
     steps, tiny = _moving(steps)
     slack = sum(s.slack for s in steps)
     if tiny:  # composed around (:data:`TINY`): the lower without them, the upper at ε − Σε_i
@@ -387,7 +391,11 @@ def certified(steps: list[Step], budget: Fraction) -> bool | None:
     *Sound for*: a step's interval containing its exact pure ε (its reading's proven rounding bound,
     :mod:`.replay_bounds`, or an exact reading, :mod:`.exact_shifts`); the floats the program gave (scales,
     probabilities, declared budgets) taken as the exact values of the real-valued laws they parametrise."""
-    sums = _pure_sums(steps)
+    return _decided(_pure_sums(steps), budget)
+
+
+def _decided(sums: tuple[Fraction, Fraction | None, Fraction] | None, budget: Fraction) -> bool | None:
+    """:func:`certified` on the steps' :func:`_pure_sums`."""
     if sums is None:
         return False
     low, high, ratio = sums
@@ -432,16 +440,20 @@ def _excess(steps: list[Step], budget: Fraction) -> Fraction | None:
     return sums[0] - budget if sums is not None and sums[0] > budget else None
 
 
-def _pure_ceiling(steps: list[Step], budget: Fraction) -> float | None:
-    """An upper bound on δ(ε) of pure steps whose exact Σε_i = ε′ is at most Σ high + log Π ratio: 1 − e^{ε − ε′}
-    (an ε′-DP release: P(S) − e^ε Q(S) ≤ P(S)(1 − e^{ε − ε′}), as Q(S) ≥ e^{−ε′} P(S)), in rationals and rounded
-    up to a double; None where a step is unbounded or has no pure ε."""
-    sums = _pure_sums(steps)
+def _pure_ceiling(
+    sums: tuple[Fraction, Fraction | None, Fraction] | None, budget: Fraction, made: bool = True
+) -> float | None:
+    """An upper bound on δ(ε) of pure steps (``sums``: their :func:`_pure_sums`) whose exact Σε_i = ε′ is at most
+    Σ high + log Π ratio: 1 − e^{ε − ε′} (an ε′-DP release: P(S) − e^ε Q(S) ≤ P(S)(1 − e^{ε − ε′}), as
+    Q(S) ≥ e^{−ε′} P(S)), in rationals and rounded up to a double (``made`` False: 1, a bound too); None where a step
+    is unbounded or has no pure ε."""
     if sums is None:
         return None
     _, high, ratio = sums
     if high is None:
         return None
+    if not made:
+        return 1.0
     gap = budget - high
     if gap >= 0 and ratio == 1:
         return 0.0

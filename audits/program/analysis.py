@@ -555,7 +555,8 @@ def _read_exactly(
     (:mod:`.carried_events`); then, where the lower composition exceeds the claim on steps not yet shown carried,
     their ranges (:func:`.carried_steps.ranges_read`).  After each reading the pair is judged anew -- the earlier
     judgement is discarded, not changed."""
-    judged = [_judged(pair, drawn.recorded, drawn.probe, *claim) for pair, drawn in outcomes]
+    epsilon, delta = claim
+    judged = [_judged(pair, drawn.recorded, drawn.probe, epsilon, delta, provisional=True) for pair, drawn in outcomes]
     for stage in ("shifts", "ranges"):
         wanted = {k: _wanted(pair, stage, claim[1]) for k, pair in enumerate(judged)}
         wanted = {k: asked for k, asked in wanted.items() if asked}
@@ -624,8 +625,13 @@ def _read_pair(
         carried_steps.ranges_read(replayers, chosen, pair.lower.low, exact, claim)
 
 
-def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon: float, delta: float) -> PairResult:
-    """``result`` with its findings and compositions (module notes), built once."""
+def _judged(
+    result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon: float, delta: float, provisional: bool = False
+) -> PairResult:
+    """``result`` with its findings and compositions (module notes), built once.  ``provisional``: a first
+    judgement, where a pure composition within the rounding of its readings is bounded by δ(ε) ≤ 1 without its
+    ceiling (:func:`.accounting.composed_delta`): such a pair's shifts are read exactly and it is judged anew
+    (:func:`_read_exactly`), this judgement discarded."""
     c = result.comparison
     if c.divergence is not None:
         d = c.divergence
@@ -636,9 +642,10 @@ def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon
         return result
     structural = _structural(c, recorded, found, epsilon, delta)
     carried, known, unaccounted = _steps(result, recorded, found, epsilon)
-    upper = accounting.composed_delta(known, epsilon)
+    upper = accounting.composed_delta(known, epsilon, ceiling=not provisional)
+    anew = provisional and upper.rounding  # judged anew (_wanted): its lower composition's ceiling not made either
     same = carried == known  # the same steps composed once (an OpenDP law's lower steps are not among the known)
-    lower = (upper if same else accounting.composed_delta(carried, epsilon)) if carried else None
+    lower = (upper if same else accounting.composed_delta(carried, epsilon, ceiling=not anew)) if carried else None
     composition: list[Finding] = list(unaccounted)
     above = lower is not None and accounting.exceeds(lower, delta)
     unshown = carried_steps.unshown(c, found) if above else ()
