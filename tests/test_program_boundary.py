@@ -313,6 +313,44 @@ def test_a_killed_command_leaves_no_process_of_a_forking_program(tmp_path):
             left.kill()
 
 
+SPAWNING = """
+import subprocess
+
+import numpy as np
+
+
+def spawns(data, rng):
+    subprocess.Popen(["sleep", "100"])  # started from C (fork_exec: no fork counted), never waited for
+    with open("started.txt", "a") as started:
+        started.write("sleep\\n")
+    values = np.nan_to_num(data["value"].to_numpy(dtype=float))
+    return float(np.clip(values, 0.0, 1.0).sum()) + rng.laplace(0.0, 1.0)
+"""
+
+
+def test_what_the_program_starts_from_c_ends_with_the_audit(tmp_path):
+    """A program that starts a process from C on each call (``subprocess.Popen``, which no count of Python's forks
+    sees) and never waits for it: the command ends when the audit does, and none of those processes is left --
+    each holds the command's output pipes, so one left would keep ``subprocess.run`` waiting its 100 s.  Seen
+    failing with the audit process's sweep of its descendants and the group's kill taken out: not ended within 60
+    s."""
+    (tmp_path / "spawning.py").write_text(SPAWNING, encoding="utf-8")
+    (tmp_path / "people.csv").write_text("value\n0.1\n0.5\n0.9\n", encoding="utf-8")
+    argv = ["program", "spawning:spawns", "--data", "people.csv", "--claim-epsilon", "1", "--claim-delta", "0"]
+    command = [sys.executable, "-m", "pdp_audit.cli", *argv, "--bounds", "0,1", "--law", "ideal", "--report", "none"]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    except subprocess.TimeoutExpired:
+        done = None
+    left = _running_in(tmp_path)
+    for each in left:  # what this test started: not left behind, whatever the outcome
+        each.kill()
+    assert done is not None, "the audit of a program starting processes did not end within 60 s"
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "started.txt").read_text(encoding="utf-8").count("sleep") >= 30
+    assert not left, left
+
+
 def _running_in(folder) -> list:
     """The processes other than this one whose working folder is ``folder`` (zombies are over: not counted)."""
     found = []
