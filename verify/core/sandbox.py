@@ -429,6 +429,8 @@ def _end_later() -> None:
     """:data:`CHILD_GRACE` seconds for the audit to unwind, then its descendants and its group killed, and it."""
     time.sleep(CHILD_GRACE)
     _end_descendants()
+    if os.getpgrp() == os.getpid():  # at once, this process too: its main thread may be forking still
+        os.killpg(os.getpid(), signal.SIGKILL)
     os.kill(os.getpid(), signal.SIGKILL)
 
 
@@ -437,19 +439,32 @@ def _end_descendants(pid: int | None = None) -> None:
     session of their own too --, while they are still its descendants, and those left in its process group where it
     leads one: the audit is over (a helper outlived ``certify`` and held its pipes open; one started with
     ``setsid`` outlived the audit's process group; the process a forked copy started outlives the copy, in the
-    group, and nothing killed the group where the command was killed with -9)."""
-    for each in _descendants(os.getpid() if pid is None else pid):
-        try:
-            os.kill(each, signal.SIGKILL)
-        except OSError:
-            pass
+    group, and nothing killed the group where the command was killed with -9).  Swept again until a sweep finds
+    none (at most :data:`SWEEPS` times): a process that one started between the sweep's reading of /proc and its
+    end was left (a ``sleep`` that a forked copy started as the copy was killed)."""
+    for _ in range(SWEEPS):
+        found = _descendants(os.getpid() if pid is None else pid)
+        if not found:
+            return
+        for each in found:
+            try:
+                os.kill(each, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.01)  # for the kills to land: a process killed but not yet ended is found again
+
+
+#: The sweeps of :func:`_end_descendants` at most (0.01 s apart): each finds what the processes the one before
+#: killed had started meanwhile, a generation at most.
+SWEEPS = 20
 
 
 def _descendants(pid: int) -> set[int]:
-    """The processes below ``pid``, and the others of the process group it leads, if it leads one (from /proc; none
-    where there is no /proc)."""
+    """The processes below ``pid``, and the others of the process group it leads, if it leads one, that have not
+    ended (from /proc; none where there is no /proc)."""
     parents: dict[int, int] = {}
     group: set[int] = set()
+    ended: set[int] = set()
     try:
         entries = [entry.name for entry in os.scandir("/proc") if entry.name.isdigit()]
     except OSError:
@@ -461,14 +476,16 @@ def _descendants(pid: int) -> set[int]:
             parents[int(name)] = int(fields[1])
         except (OSError, ValueError, IndexError):
             continue
-        if fields[2] == str(pid):
+        if fields[0] in ("Z", "X"):  # ended already (a zombie its parent has not reaped)
+            ended.add(int(name))
+        elif fields[2] == str(pid):
             group.add(int(name))
     found: set[int] = set()
     frontier = {pid}
     while frontier:
         frontier = {each for each, parent in parents.items() if parent in frontier} - found
         found |= frontier
-    return (found | group) - {pid}
+    return (found | group) - ended - {pid}
 
 
 def _raised_in(err: BaseException, module_name: str) -> str:
