@@ -132,10 +132,10 @@ class DrawSet:
         return [c.signature() for c in self.recorded.calls]
 
     @functools.cached_property
-    def zeroed(self) -> dict[bytes, np.ndarray | None]:
-        """D's replay with every noise element zeroed (:func:`.exact_shifts.read`), once made: every pair's exact
-        reading replays D alike, and D is not a neighbour's to change."""
-        return {}
+    def shared(self) -> exact_shifts.Shared:
+        """What every pair's exact reading on it shares (:class:`.exact_shifts.Shared`: D's replay with the noise at 0
+        among it), made once: D is not a neighbour's to change."""
+        return exact_shifts.Shared.of(self.recorded, self.probe)
 
 
 @dataclass(frozen=True)
@@ -550,11 +550,11 @@ def _read_exactly(
     program: Callable, data: Any, outcomes: list[tuple[PairResult, DrawSet]], claim: tuple
 ) -> list[PairResult]:
     """Each pair judged (:func:`_judged`) on its draw set; where its pure composition lies within the rounding of its
-    readings (:attr:`.accounting.Composed.rounding`), its shifts are read exactly (:func:`.exact_shifts.read`: two
-    more replays each, in one session for all), and where a rescaled call is carried, its tail edges
-    (:mod:`.carried_events`); then, where the lower composition exceeds the claim on steps not yet shown carried,
-    their ranges (:func:`.carried_steps.ranges_read`).  After each reading the pair is judged anew -- the earlier
-    judgement is discarded, not changed."""
+    readings (:attr:`.accounting.Composed.rounding`), its shifts are read exactly (:func:`.exact_shifts.read`: one
+    more replay each, on D′, in one session for all; D's, the same for all, once per draw set), and where a rescaled
+    call is carried, its tail edges (:mod:`.carried_events`); then, where the lower composition exceeds the claim on
+    steps not yet shown carried, their ranges (:func:`.carried_steps.ranges_read`).  After each reading the pair is
+    judged anew -- the earlier judgement is discarded, not changed."""
     epsilon, delta = claim
     judged = [_judged(pair, drawn.recorded, drawn.probe, epsilon, delta, provisional=True) for pair, drawn in outcomes]
     for stage in ("shifts", "ranges"):
@@ -602,8 +602,7 @@ def _read_pair(
     pair, exact, asked = reading
     data, made = datasets
     if "rounding" in asked:
-        on_d = drawn.zeroed if drawn.probe.reproducible else None  # D's replays: the same for every pair
-        exact_shifts.read(session, (data, made), drawn.recorded, drawn.probe, exact, on_d)
+        exact_shifts.read(session, (data, made), drawn.shared, exact)
     if exact.replayed is None or not asked & {"tails", "ranges"}:
         return
     replayers = (
@@ -631,7 +630,7 @@ def _judged(
     """``result`` with its findings and compositions (module notes), built once.  ``provisional``: a first
     judgement, where a pure composition within the rounding of its readings is bounded by δ(ε) ≤ 1 without its
     ceiling (:func:`.accounting.composed_delta`): such a pair's shifts are read exactly and it is judged anew
-    (:func:`_read_exactly`), this judgement discarded."""
+    (:func:`_read_exactly`), this judgement discarded -- its lower composition is not made either."""
     c = result.comparison
     if c.divergence is not None:
         d = c.divergence
@@ -643,9 +642,12 @@ def _judged(
     structural = _structural(c, recorded, found, epsilon, delta)
     carried, known, unaccounted = _steps(result, recorded, found, epsilon)
     upper = accounting.composed_delta(known, epsilon, ceiling=not provisional)
-    anew = provisional and upper.rounding  # judged anew (_wanted): its lower composition's ceiling not made either
+    if provisional and upper.rounding:  # judged anew once read (_wanted asks for its upper's rounding)
+        result.steps, result.carried, result.upper = known, carried, upper
+        result.findings = (*structural, *unaccounted)
+        return result
     same = carried == known  # the same steps composed once (an OpenDP law's lower steps are not among the known)
-    lower = (upper if same else accounting.composed_delta(carried, epsilon, ceiling=not anew)) if carried else None
+    lower = (upper if same else accounting.composed_delta(carried, epsilon)) if carried else None
     composition: list[Finding] = list(unaccounted)
     above = lower is not None and accounting.exceeds(lower, delta)
     unshown = carried_steps.unshown(c, found) if above else ()

@@ -38,6 +38,7 @@ keeps its proven interval, and a composition within it stays undecided.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
@@ -128,31 +129,46 @@ def unmoved(
 MOST_SINGLE = 8
 
 
-def read(
-    session: trace.Session | Callable,
-    data: tuple[Any, Any],
-    recorded: trace.Run,
-    found: trace.Probe,
-    c: Comparison,
-    on_d: dict[bytes, np.ndarray | None] | None = None,
-) -> None:
+@dataclass
+class Shared:
+    """What the exact readings of every pair of one draw set share, made once (:meth:`of`): the record on D and its
+    probe, the coordinates a reading is tried on (:func:`unit_coordinates`), each element's recorded noise η, and
+    D's release replayed with every element's noise at 0 (``on_d``: kept once made where ``keep``; None there where
+    that replay diverged, raised or took another structure).  D's replay is the same for every pair where the
+    program is a function of its data and draws, shown where its record replays to its release
+    (:attr:`.trace.Probe.reproducible`: ``keep``)."""
+
+    recorded: trace.Run
+    found: trace.Probe
+    units: np.ndarray
+    eta: np.ndarray
+    keep: bool
+    on_d: dict[str, np.ndarray | None] = field(default_factory=dict)
+
+    @staticmethod
+    def of(recorded: trace.Run, found: trace.Probe) -> Shared:
+        eta = trace.draws(recorded.calls, found.grouped(), len(found.elements))
+        return Shared(recorded, found, unit_coordinates(found), eta, found.reproducible)
+
+
+def read(session: trace.Session | Callable, data: tuple[Any, Any], shared: Shared, c: Comparison) -> None:
     """The exact shifts of the pair's carried elements (module notes) into ``c.exact``; ``data`` is (D, D′),
-    ``session`` the program's session at the pair's draw set: every element's noise at 0 at once, then each element
-    not read so (the others' noise as recorded: a branch on them keeps its path), at most :data:`MOST_SINGLE`.
-    ``on_d``: D's replay with every element zeroed, shared by every pair of the draw set (:func:`_read_with`)."""
+    ``session`` the program's session at the pair's draw set (``shared``: its record, probe and what every pair's
+    reading shares): every element's noise at 0 at once, then each element not read so (the others' noise as
+    recorded: a branch on them keeps its path), at most :data:`MOST_SINGLE`."""
+    found = shared.found
     if c.replayed is None or not found.elements or c.structure_differs:
         return
-    at = unit_coordinates(found)
-    elements = found.carrier[at]
+    elements = found.carrier[shared.units]
     source = np.asarray(c.source, dtype=object)
     readable = np.zeros(len(found.elements), dtype=bool)  # a mask: np.unique of 10⁵ elements costs more
     readable[elements[(source[elements] == "release") | (source[elements] == THROUGH)]] = True
-    exact = _read_with(session, data, recorded, found, c, np.ones(len(found.elements), dtype=bool), on_d)
+    exact = _read_with(session, data, shared, c, np.ones(len(found.elements), dtype=bool))
     readable[np.fromiter(exact, dtype=np.int64, count=len(exact))] = False
     for j in np.flatnonzero(readable)[:MOST_SINGLE].tolist():
         alone = np.zeros(len(found.elements), dtype=bool)
         alone[j] = True
-        exact.update({k: d for k, d in _read_with(session, data, recorded, found, c, alone, on_d).items() if k == j})
+        exact.update({k: d for k, d in _read_with(session, data, shared, c, alone).items() if k == j})
     c.exact.update(exact)
 
 
@@ -170,21 +186,13 @@ def unit_coordinates(found: trace.Probe) -> np.ndarray:
 
 
 def _read_with(
-    session: trace.Session | Callable,
-    data: tuple[Any, Any],
-    recorded: trace.Run,
-    found: trace.Probe,
-    c: Comparison,
-    zeroed: np.ndarray,
-    on_d: dict[bytes, np.ndarray | None] | None = None,
+    session: trace.Session | Callable, data: tuple[Any, Any], shared: Shared, c: Comparison, zeroed: np.ndarray
 ) -> dict[int, Fraction]:
-    """The exact shifts read with the ``zeroed`` elements' noise at 0 (the others' as recorded), per element.
-    D's replay with every element zeroed is the same for every pair of a draw set (the program a function of its
-    data and draws, shown where its record replays to its release, :attr:`.trace.Probe.reproducible`): kept in
-    ``on_d`` where given (its release's numbers, None where it does not replay to the record's structure)."""
+    """The exact shifts read with the ``zeroed`` elements' noise at 0 (the others' as recorded), per element; D's
+    replay with every element zeroed made once per draw set where it is kept (:class:`Shared`)."""
     other = c.replayed
     assert other is not None
-    eta = trace.draws(recorded.calls, found.grouped(), len(found.elements))
+    recorded, found, eta = shared.recorded, shared.found, shared.eta
     source = np.asarray(c.source, dtype=object)
     through = bool((source[zeroed] == THROUGH).any())
     # D and D′ with the noise at 0; D′ also at ±w, where a coordinate read through a post-processing is flat at η
@@ -192,25 +200,25 @@ def _read_with(
     settings += [(data[1], other, 1.0), (data[1], other, -1.0)] if through else []
     values = []
     for k, (dataset, run, sign) in enumerate(settings):
-        key = b"all" if k == 0 and on_d is not None and zeroed.all() else None  # one element's: rare, not kept
-        if key is not None and on_d is not None and key in on_d:
-            numbers = on_d[key]
+        key = "all" if k == 0 and shared.keep and zeroed.all() else None  # one element's: rare, not kept
+        if key is not None and key in shared.on_d:
+            numbers = shared.on_d[key]
         else:
             shifts = np.where(zeroed, sign * found.step - eta, 0.0)
             numbers = _replayed_at(session, dataset, (recorded, run), found, shifts)
-            if key is not None and on_d is not None:
-                on_d[key] = numbers
+            if key is not None:
+                shared.on_d[key] = numbers
         if numbers is None:
             return {}
         values.append(numbers)
-    at = unit_coordinates(found)
+    at = shared.units
     j = found.carrier[at]
     x, x_prime = values[0][at], values[1][at]
     with np.errstate(all="ignore"):
         # at the recorded draw, one float addition gives D's coordinate
         kept = zeroed[j] & np.isfinite(x) & np.isfinite(x_prime) & _same(x + eta[j], recorded.numbers[at])
         # D′ at η: one float addition gives its coordinate
-        released = (source[j] == "release") & ~np.isin(at, c.unread)
+        released = (source[j] == "release") & (~np.isin(at, c.unread) if c.unread else True)
         shown = released & _same(x_prime + eta[j], other.numbers[at])
         if len(values) == 4:  # D′ flat at η: the identity on one side of 0 instead
             w = found.step[j]
