@@ -264,8 +264,9 @@ class _Walk:
             return False
         source = self.source
         if isinstance(x, pd.DataFrame) and type(x) is pd.DataFrame:
-            dtypes = tuple(_dtype_label(d, source) for d in x.dtypes)
-            whole = len(set(dtypes)) <= 1 and all(isinstance(d, np.dtype) for d in x.dtypes)
+            column_dtypes = list(x.dtypes)  # a Series built per access: read once (a program's every release)
+            dtypes = tuple(_dtype_label(d, source) for d in column_dtypes)
+            whole = len(set(dtypes)) <= 1 and all(isinstance(d, np.dtype) for d in column_dtypes)
             self.structure.append(
                 ("DataFrame", _index_label(x.index, source), _index_label(x.columns, source), dtypes,
                  label(x.attrs, source), x.flags.allows_duplicate_labels, whole)
