@@ -25,7 +25,7 @@ import numpy as np
 
 from pdp_audit.audits.program import carried_events, landing, trace
 from pdp_audit.audits.program.recorder import Divergence
-from pdp_audit.audits.program.replay_bounds import response_bound, shift_bound
+from pdp_audit.audits.program.replay_bounds import response_bound, shift_bound, shift_bound_of_floats
 from pdp_audit.audits.program.trace import Probe, ProgramFault, Run, Session, replay
 from pdp_audit.verify.inputs import release_codec
 
@@ -361,13 +361,17 @@ def _read_small_release(
     read: tuple[np.ndarray, np.ndarray | list[str]],
 ) -> None:
     """:func:`_read_release` in Python, coordinate by coordinate (the same reading): the values as floats, the bits
-    as the integers of their ``uint64`` views; the shifts' rounding bounds in numpy, at once
-    (:func:`_carried_bounds`)."""
+    as the integers of their ``uint64`` views, the shifts' rounding bounds in floats
+    (:func:`.replay_bounds.shift_bound_of_floats`, the same doubles as :func:`shift_bound`'s); where no weight is
+    read (None), only those whose element another coordinate carries too, at weight 0 (:attr:`.trace.Carried.shared`:
+    only their shifts are held against each other)."""
     shifts, source = read
     before, after = releases
     bits_before, bits_after = before.view(np.uint64).tolist(), after.view(np.uint64).tolist()
-    coefficient = found.carried().coefficient
-    bounds = _carried_bounds(releases, found, weight)
+    carried = found.carried()
+    coefficient, errors = carried.coefficient, carried.error.tolist()
+    weights = weight.tolist() if weight is not None else None
+    shared = set(carried.shared.tolist()) if weights is None else set()
     last: dict[int, float] = {}  # per element, the bound of the shift its last coordinate gave
     for i, (b, a) in enumerate(zip(before.tolist(), after.tolist())):
         j = carrier[i]
@@ -377,36 +381,21 @@ def _read_small_release(
             shift = (a - b) / coefficient[i] if math.isfinite(a - b) and coefficient[i] else math.inf
             if math.isnan(a) != math.isnan(b) or not math.isfinite(shift):
                 shift = math.inf
-            if source[j] == "release" and not _within(float(shifts[j]), shift, last[j] + bounds[i]):
+            bound = math.inf
+            if weights is not None or i in shared:
+                bound = shift_bound_of_floats(
+                    (b, a), shift, coefficient[i], weights[i] if weights is not None else 0.0, errors[i]
+                )
+            if source[j] == "release" and not _within(float(shifts[j]), shift, last[j] + bound):
                 out.inconsistent.append(j)
             shifts[j], source[j] = shift, "release"
-            if i in bounds:
-                last[j] = bounds[i]
+            if weights is not None or i in shared:
+                last[j] = bound
             out.bounds[j] = last.get(j, math.inf)
             if a == b and bits_before[i] != bits_after[i]:  # the same value in other bits: no shift explains it
                 out.noisy_differ.append(i)
         elif j != UNREAD:
             (out.free_differ if j == -1 else out.noisy_differ).append(i)
-
-
-def _carried_bounds(releases: tuple[np.ndarray, np.ndarray], found: Probe, weight: np.ndarray | None) -> dict:
-    """Per carried coordinate, the rounding bound of the shift it gives (:func:`shift_bound`; the shift as
-    :func:`_read_release` reads it), all at once in numpy: where no weight is read (None), only those whose element
-    another coordinate carries too (:attr:`.trace.Carried.shared`: only their shifts are held against each other),
-    at weight 0.  The same doubles as one call per coordinate: each is the same sequence of IEEE operations on the
-    same operands, elementwise."""
-    carried = found.carried()
-    at = carried.at if weight is not None else carried.shared
-    if not at.size:
-        return {}
-    before, after = releases[0][at], releases[1][at]
-    coefficient = found.coefficient[at]
-    with np.errstate(all="ignore"):
-        shift = (after - before) / coefficient
-    shift[(np.isnan(after) != np.isnan(before)) | ~np.isfinite(shift)] = math.inf
-    weights = weight[at] if weight is not None else np.zeros(at.size)
-    bound = shift_bound((before, after), shift, coefficient, weights, carried.error[at])
-    return dict(zip(at.tolist(), bound.tolist()))
 
 
 def _within(a: float, b: float, bound: float) -> bool:

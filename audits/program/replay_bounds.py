@@ -11,6 +11,7 @@ then say that a coefficient moved -- a finding for the black box, never a certif
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -68,6 +69,25 @@ def shift_bound(releases: Any, shift: Any, coefficient: Any, weight: Any, error:
         read = g * (2 * np.asarray(weight) + np.abs(before) + np.abs(after) + difference) / np.abs(coefficient)
         relative = (np.asarray(error) + g) / (1 - np.minimum(error, 0.5))
         return read * (1 + np.asarray(error)) * (1 + g) + np.abs(shift) * relative
+
+
+def shift_bound_of_floats(
+    releases: tuple[float, float], shift: float, coefficient: float, weight: float, error: float
+) -> float:
+    """:func:`shift_bound` of one coordinate in Python floats (a small release's reading: numpy's fixed cost per
+    call is many times the formula's).  The same double: the same IEEE operations in the same order (each float64
+    operation is correctly rounded in Python as in numpy), and a division by 0, which Python refuses, read as numpy
+    reads it (±∞, NaN for 0/0)."""
+    before, after = releases
+    g = gamma(NOISE_OPERATIONS + COMPARISON_OPERATIONS)
+    numerator = g * (2 * weight + abs(before) + abs(after) + abs(after - before))
+    magnitude = abs(coefficient)
+    if magnitude:
+        read = numerator / magnitude
+    else:
+        read = math.nan if numerator == 0 or math.isnan(numerator) else math.copysign(math.inf, numerator)
+    relative = (error + g) / (1 - min(error, 0.5))
+    return read * (1 + error) * (1 + g) + abs(shift) * relative
 
 
 def difference_bound(releases: Any, differences: Any, weight: Any) -> Any:
