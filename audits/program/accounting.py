@@ -410,11 +410,15 @@ def _decided(sums: tuple[Fraction, Fraction | None, Fraction] | None, budget: Fr
     return None
 
 
+#: 0 and 1 in rationals, made once (immutable: every sum starts from them).
+ZERO, ONE = Fraction(0), Fraction(1)
+
+
 def _pure_sums(steps: list[Step]) -> tuple[Fraction, Fraction | None, Fraction] | None:
     """Σ of the steps' proven low and high ends of pure ε (high None: one is unbounded above) and the product of the
     choices' exact ratios (:func:`certified`); None where a step has no pure ε."""
-    low, high = Fraction(0), Fraction(0)
-    bounded, ratio = True, Fraction(1)
+    low, high = ZERO, ZERO
+    bounded, ratio = True, ONE
     for s in steps:
         if isinstance(s, Discrete):
             r = s.ratio()

@@ -270,11 +270,15 @@ def _stepped(c: comparison.Comparison, found: trace.Probe) -> np.ndarray:
     or a location, not exactly moved), which :func:`.exact_shifts.unmoved` composes per call -- found in numpy (a
     histogram's neighbour moves two of its bins)."""
     n = min(len(found.elements), c.shifts.size, len(c.source))
-    source = np.asarray(c.source[:n], dtype=object)
-    with np.errstate(invalid="ignore"):
-        moved = c.shifts[:n] != 0  # NaN too
-    needed = moved | (source == "none") | (source == "landing") | (found.columns().law[:n] == "opendp")
-    needed[[j for j, d in c.exact.items() if d and j < n]] = True
+    needed = c.shifts[:n] != 0  # NaN too: it compares unequal, silently
+    source = c.source[:n]
+    if "none" in source or "landing" in source:  # a list, scanned in C: most pairs read every element off the release
+        kinds = np.asarray(source, dtype=object)
+        needed |= (kinds == "none") | (kinds == "landing")
+    needed |= found.columns().law[:n] == "opendp"
+    exact = [j for j, d in c.exact.items() if d and j < n]
+    if exact:
+        needed[exact] = True
     return np.flatnonzero(needed)
 
 
