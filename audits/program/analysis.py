@@ -205,13 +205,15 @@ def _reading_order(p: PairResult) -> tuple:
 
 
 def _steps(
-    result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon: float
-) -> tuple[list, list, list[Unaccounted]]:
+    result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon: float, unmoved: bool = True
+) -> tuple[list, list, list[Unaccounted], int]:
     """The carried steps (lower), all known steps (upper), and what cannot be accounted for.  An OpenDP
     measurement's element is a lower step by its recorded law where the release carries it, its call an upper step by
     its privacy map (:mod:`.library_steps`): those lower steps are not among the upper ones.  An element read
     through a rounding (:mod:`.landing`) is a lower step by its coordinate's own law (its slack at ``epsilon``) and
-    an upper step by its element's law where D′'s release is D's at the shifted noise."""
+    an upper step by its element's law where D′'s release is D's at the shifted noise.  ``unmoved`` False: the steps
+    of the elements read as unmoved (:func:`.exact_shifts.unmoved`) are not made; the last number says where among
+    the known steps they go."""
     c = result.comparison
     carried, known, unaccounted = [], [], []
     for j in _stepped(c, found).tolist():
@@ -252,7 +254,8 @@ def _steps(
         step = SHIFTED[element.law](call=element.call, label=label, mu=mu, within=within)
         known.append(step)
         carried += carried_steps.shown(c, (found, j, source), step, epsilon)  # where the release carries it
-    known += exact_shifts.unmoved(c, found, SHIFTED)
+    at = len(known)
+    known += exact_shifts.unmoved(c, found, SHIFTED) if unmoved else []
     carried += carried_steps.tail_steps(c, recorded, found, epsilon)  # a rescaled call's verified partition
     if c.replayed is not None:
         budgets, problems = library_steps.call_steps(recorded.calls, c.replayed.calls)
@@ -262,7 +265,7 @@ def _steps(
         weights = (tuple(p.tolist()), tuple(q.tolist()))
         step = accounting.Discrete(call=k, label="choice", p=tuple(p / p.sum()), q=tuple(q / q.sum()), weights=weights)
         known.append(step)  # the chosen index is rarely released as it is: an upper step, not a lower one
-    return carried, known, unaccounted
+    return carried, known, unaccounted, at
 
 
 def _stepped(c: comparison.Comparison, found: trace.Probe) -> np.ndarray:
@@ -644,8 +647,15 @@ def _judged(
         result.findings = (Fault(c.fault),)
         return result
     structural = _structural(c, recorded, found, epsilon, delta)
-    carried, known, unaccounted = _steps(result, recorded, found, epsilon)
+    carried, known, unaccounted, at = _steps(result, recorded, found, epsilon, unmoved=not provisional)
     upper = accounting.composed_delta(known, epsilon, ceiling=not provisional)
+    if provisional and not (upper.rounding and _pure_without_choices(known)):
+        # without the elements read as unmoved, each [0, e_j] more on Σε_i: where the sum is undecided without them,
+        # it is with them (its low end is the same, its high end higher, no choice's ratio), and the pair is read
+        unmoved = exact_shifts.unmoved(c, found, SHIFTED)
+        if unmoved:
+            known[at:at] = unmoved
+            upper = accounting.composed_delta(known, epsilon, ceiling=False)
     if provisional and upper.rounding:  # judged anew once read (_wanted asks for its upper's rounding)
         result.steps, result.carried, result.upper = known, carried, upper
         result.findings = (*structural, *unaccounted)
@@ -664,6 +674,13 @@ def _judged(
     result.steps, result.carried, result.upper, result.lower = known, carried, upper, lower
     result.findings = tuple(structural + composition)
     return result
+
+
+def _pure_without_choices(steps: list[accounting.Step]) -> bool:
+    """No step is a choice (:class:`.accounting.Discrete`): the steps' pure composition has no ratio, and a step of
+    pure ε in [0, e] more leaves a sum within the rounding of its readings within it (:func:`.accounting.certified`:
+    Σ low ≤ ε < Σ high, or Σ low ≤ ε with a high end unbounded)."""
+    return not any(isinstance(s, accounting.Discrete) for s in steps)
 
 
 def _structural(
