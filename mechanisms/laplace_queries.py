@@ -134,9 +134,19 @@ def two_coordinate_delta(epsilon: float, eta_1: float | Fraction, eta_2: float |
     integrand is a sum of exponentials in l (:func:`_piece`).  *Sound for* the inputs taken exactly (each double or
     Fraction as the rational it is): evaluated in mpmath's interval arithmetic at 256 bits, whose enclosure's upper
     end is rounded up -- not scipy's quadrature (epsrel 1e-13, neither proven nor rounded up)."""
-    e, h1, h2 = Fraction(float(epsilon)), _exact("eta_1", eta_1), _exact("eta_2", eta_2)
+    return two_coordinate_delta_bounds(epsilon, eta_1, eta_2)[1]
+
+
+def two_coordinate_delta_bounds(
+    epsilon: float | Fraction, eta_1: float | Fraction, eta_2: float | Fraction
+) -> tuple[float, float]:
+    """Doubles (low, high) with low ≤ δ(ε) ≤ high for :func:`two_coordinate_delta`'s δ(ε), both in [0, 1]: the
+    ends of its 256-bit interval enclosure rounded outward.  η_2 = 0 is one coordinate: δ(ε) = g_{η_1}(ε).
+    *Sound for* the inputs taken exactly, as :func:`two_coordinate_delta`."""
+    e = epsilon if isinstance(epsilon, Fraction) else Fraction(float(epsilon))
+    h1, h2 = _exact("eta_1", eta_1), _exact("eta_2", eta_2)
     if e >= h1 + h2:
-        return 0.0
+        return 0.0, 0.0
     iv, before = mpmath.iv, mpmath.iv.prec
     iv.prec = 256  # the interval context has no workprec; restored below
     try:
@@ -144,11 +154,14 @@ def two_coordinate_delta(epsilon: float, eta_1: float | Fraction, eta_2: float |
         kinks = sorted(k for k in (e - h1, e + h1) if -h2 < k < h2)
         edges = [-h2, *kinks, h2]
         middle = sum((_piece(a, b, e, h1, h2) for a, b in zip(edges, edges[1:]) if a < b), _interval(Fraction(0)))
-        top = (atoms + middle).b
+        enclosure = atoms + middle
+        bottom, top = enclosure.a, enclosure.b
     finally:
         iv.prec = before
-    near = float(top)
-    return max(0.0, near if mpmath.mpf(near) >= top else math.nextafter(near, math.inf))
+    low, high = float(bottom), float(top)
+    low = low if mpmath.mpf(low) <= bottom else math.nextafter(low, -math.inf)
+    high = high if mpmath.mpf(high) >= top else math.nextafter(high, math.inf)
+    return min(1.0, max(0.0, low)), min(1.0, max(0.0, high))
 
 
 def _exact(name: str, eta: float | Fraction) -> Fraction:

@@ -187,3 +187,19 @@ def test_two_coordinate_profile_is_rounded_up_and_agrees_with_the_quadrature():
         assert delta == pytest.approx(lq.quadrature_delta(epsilon, eta_1, eta_2), abs=1e-13)
         below += mpmath.mpf(lq.quadrature_delta(epsilon, eta_1, eta_2)) < reference
     assert below > 0  # the float quadrature is not an upper bound: the case the rounding up is for
+
+
+def test_two_coordinate_bounds_enclose_the_30_digit_profile_and_stay_in_the_unit_interval():
+    """The bounds the program audit composes one or two Laplace steps with (``accounting._laplace``): the lower end
+    never above δ(ε) (30-digit quadrature), the upper never below, both within 1e-15 of it and in [0, 1] -- also
+    at a shift of 1e300, where the upper end rounded up was 1 + 2⁻⁵² before (a δ above 1)."""
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        eta_1, eta_2 = (float(v) for v in rng.uniform(0.0, 3.0, 2))
+        epsilon = float(rng.uniform(0.0, eta_1 + eta_2))
+        reference = _high_precision_delta(epsilon, eta_1, eta_2)
+        low, high = lq.two_coordinate_delta_bounds(epsilon, eta_1, eta_2)
+        assert mpmath.mpf(low) <= reference <= mpmath.mpf(high), (epsilon, eta_1, eta_2)
+        assert high - low <= 1e-15
+    low, high = lq.two_coordinate_delta_bounds(1.0, 1e300, 0.5)
+    assert 1 - 1e-15 < low <= high == 1.0

@@ -29,6 +29,7 @@ from typing import ClassVar
 import numpy as np
 
 from pdp_audit.audits.program import gaussian_bounds
+from pdp_audit.mechanisms.laplace_queries import two_coordinate_delta_bounds
 from pdp_audit.mechanisms.pld_composition import LossLaw, composed_profile_of
 
 #: The grid composition's Hoeffding shift in ε (bounds are valid at every value; this sets their gap).
@@ -566,7 +567,25 @@ def _composed(steps: list[Step], epsilon: float, budget: Fraction) -> Composed:
     gaussians = [s for s in steps if isinstance(s, Gaussian)]
     if len(gaussians) == len(steps):
         return _gaussian(gaussians, pure, epsilon)
-    return _on_the_grid(steps, pure, epsilon)
+    laplaces = [s for s in steps if isinstance(s, Laplace)]
+    if len(laplaces) == len(steps) <= 2:
+        return _laplace(laplaces, pure, budget)
+    return _on_the_grid(steps, pure, epsilon, budget)
+
+
+def _laplace(steps: list[Laplace], pure: float, budget: Fraction) -> Composed:
+    """One or two Laplace steps: δ(ε) in closed form (:func:`.laplace_queries.two_coordinate_delta_bounds`, the
+    joint law of two independent Laplace coordinates; η = 0 for a missing second), at the bottoms of the steps'
+    proven intervals of μ (``low``, what refutes) and at their tops (``high``, what certifies), at the exact ε
+    ``budget``.  Before, the grid: ~0.1 s a pair where μ is large (its grid spans ±μ), with a round-off not proven.
+    *Sound for*: intervals that contain the exact μ (δ(ε) grows with each μ: :func:`_at`), to the accuracy of
+    mpmath's interval exp at 256 bits, rounded outward; a top not proven (unbounded): ``high`` = 1."""
+    ends = [step.rational() or (Fraction(0), None) for step in steps]
+    padding = [Fraction(0)] * (2 - len(steps))
+    low = two_coordinate_delta_bounds(budget, *[end[0] for end in ends], *padding)[0]
+    tops = [end[1] for end in ends if end[1] is not None]
+    high = 1.0 if len(tops) < len(ends) else two_coordinate_delta_bounds(budget, *tops, *padding)[1]
+    return Composed(low, high, pure, f"exact: {len(steps)} Laplace step(s) in closed form (256-bit intervals)")
 
 
 def _gaussian(steps: list[Gaussian], pure: float, epsilon: float) -> Composed:
@@ -597,19 +616,18 @@ def _around_declared(declared: list[Declared], rest: list[Step], epsilon: float,
     return Composed(0.0, high, pure, f"basic composition of {len(declared)} declared budget(s) with the rest")
 
 
-def _on_the_grid(steps: list[Step], pure: float, epsilon: float) -> Composed:
+def _on_the_grid(steps: list[Step], pure: float, epsilon: float, budget: Fraction) -> Composed:
     """The steps' privacy-loss distributions composed on the suite's grid: bounds on δ(ε) both ways (one way for
     symmetric laws), the upper from each step at the top of its proven interval of μ, the lower from each at its
-    bottom (:func:`_at`); steps of very large shift capped, which bounds δ(ε) from below only.  *Sound for*: steps
-    whose intervals contain their exact μ; the grid's bounds as :func:`.pld_composition.composed_profile_of` says."""
+    bottom (:func:`_at`); steps of very large shift capped, which bounds δ(ε) from below only -- or, where a Laplace
+    shift is beyond the cap, the two largest Laplace steps alone in closed form (:func:`_laplace`): a part of a
+    composition is its post-processing, so its δ(ε) is at most the whole's.  *Sound for*: steps whose intervals
+    contain their exact μ; the grid's bounds as :func:`.pld_composition.composed_profile_of` says."""
     below = [s for s in (_at(s, top=False) for s in steps) if s is not None]
     above = [_at(s, top=True) for s in steps]
     capped = [s.capped() for s in below]
     if capped != below or None in above:  # capped: below δ(ε) (it grows with μ); 1 bounds it from above
-        how = "large shifts capped" if capped != below else "a shift unbounded above"
-        laws = [s.loss_law(False) for s in capped]
-        low = composed_profile_of(laws, EPSILON_ERROR).delta_bounds(epsilon)[0] if laws else 0.0
-        return Composed(low, 1.0, pure, f"grid composition of {len(steps)} steps, {how} (a lower bound)", gridded=True)
+        return _lower_only(len(steps), below, capped != below, pure, epsilon, budget)
     tops = [s for s in above if s is not None]
     low = high = 0.0
     for reverse in (False, True):
@@ -620,6 +638,21 @@ def _on_the_grid(steps: list[Step], pure: float, epsilon: float) -> Composed:
         low, high = max(low, a if below else 0.0), max(high, b)
     how = f"grid composition of {len(steps)} steps (bounds, shift {EPSILON_ERROR:g} in ε)"
     return Composed(low, high, pure, how, gridded=True)
+
+
+def _lower_only(count: int, below: list[Step], capped: bool, pure: float, epsilon: float, budget: Fraction) -> Composed:
+    """A lower bound on δ(ε) alone (``high`` 1) of ``count`` steps, ``below`` at the bottoms of their intervals, some
+    beyond the grid's cap (``capped``) or unbounded above: where a Laplace shift is beyond the cap, the two largest
+    Laplace steps alone in closed form (a part's release is a post-processing of the whole's, so its δ(ε) is at most
+    the whole's; a grid spanning ±μ took seconds a pair); else the grid of the capped steps."""
+    largest = sorted((s for s in below if isinstance(s, Laplace)), key=lambda s: s.mu, reverse=True)[:2]
+    if largest and largest[0].mu > MU_CAP["laplace"]:
+        how = f"the {len(largest)} largest Laplace shift(s) alone, exact (a lower bound)"
+        return Composed(_laplace(largest, pure, budget).low, 1.0, pure, f"{count} steps: {how}")
+    how = "large shifts capped" if capped else "a shift unbounded above"
+    laws = [s.capped().loss_law(False) for s in below]
+    low = composed_profile_of(laws, EPSILON_ERROR).delta_bounds(epsilon)[0] if laws else 0.0
+    return Composed(low, 1.0, pure, f"grid composition of {count} steps, {how} (a lower bound)", gridded=True)
 
 
 def exceeds(composed: Composed, delta: float) -> bool:
