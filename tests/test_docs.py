@@ -31,6 +31,7 @@ OTHER_PROGRAMS = {
     "--strict": "mkdocs build",
     "--upgrade": "pip install",
     "--quiet": "pip install",
+    "--pids-limit": "docker run",
 }
 
 
