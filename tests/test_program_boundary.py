@@ -247,10 +247,7 @@ def test_the_program_may_fork_only_so_many_copies_a_call(tmp_path):
     refused as the system refuses one (OSError EAGAIN): the program dies of it on its own data, one line naming it,
     exit 2, and none of its copies is left.  Seen failing: the command had not ended after 60 s (the copies in the
     thousands)."""
-    (tmp_path / "looping.py").write_text(LOOP, encoding="utf-8")
-    (tmp_path / "people.csv").write_text("value\n0.1\n0.5\n0.9\n", encoding="utf-8")
-    argv = ["program", "looping:forks_in_a_loop", "--data", "people.csv", "--claim-epsilon", "1", "--claim-delta", "0"]
-    command = [sys.executable, "-m", "pdp_audit.cli", *argv, "--bounds", "0,1", "--law", "ideal", "--report", "none"]
+    command = _program_command(tmp_path, "looping", LOOP, "forks_in_a_loop")
     try:
         done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=60)
     except subprocess.TimeoutExpired:
@@ -290,10 +287,7 @@ def test_a_killed_command_leaves_no_process_of_a_forking_program(tmp_path):
     :data:`CHILD_GRACE` seconds later if its unwinding did not end it, and with it what the copies started (in its
     process group, no longer its descendants).  Seen failing: the audit's process still forked 15 s after the kill;
     with that fixed, the copies' ``sleep`` processes were left."""
-    (tmp_path / "forking_on.py").write_text(FORKING_ON, encoding="utf-8")
-    (tmp_path / "people.csv").write_text("value\n0.1\n0.5\n0.9\n", encoding="utf-8")
-    argv = ["program", "forking_on:forks_on", "--data", "people.csv", "--claim-epsilon", "1", "--claim-delta", "0"]
-    command = [sys.executable, "-m", "pdp_audit.cli", *argv, "--bounds", "0,1", "--law", "ideal", "--report", "none"]
+    command = _program_command(tmp_path, "forking_on", FORKING_ON, "forks_on")
     proc = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     calls = tmp_path / "calls.txt"
     try:
@@ -334,10 +328,7 @@ def test_what_the_program_starts_from_c_ends_with_the_audit(tmp_path):
     each holds the command's output pipes, so one left would keep ``subprocess.run`` waiting its 100 s.  Seen
     failing with the audit process's sweep of its descendants and the group's kill taken out: not ended within 60
     s."""
-    (tmp_path / "spawning.py").write_text(SPAWNING, encoding="utf-8")
-    (tmp_path / "people.csv").write_text("value\n0.1\n0.5\n0.9\n", encoding="utf-8")
-    argv = ["program", "spawning:spawns", "--data", "people.csv", "--claim-epsilon", "1", "--claim-delta", "0"]
-    command = [sys.executable, "-m", "pdp_audit.cli", *argv, "--bounds", "0,1", "--law", "ideal", "--report", "none"]
+    command = _program_command(tmp_path, "spawning", SPAWNING, "spawns")
     try:
         done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=60)
     except subprocess.TimeoutExpired:
@@ -349,6 +340,14 @@ def test_what_the_program_starts_from_c_ends_with_the_audit(tmp_path):
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "started.txt").read_text(encoding="utf-8").count("sleep") >= 30
     assert not left, left
+
+
+def _program_command(tmp_path, module: str, source: str, target: str) -> list[str]:
+    """``pdp-audit program module:target`` at --law ideal on three records, its module written in ``tmp_path``."""
+    (tmp_path / f"{module}.py").write_text(source, encoding="utf-8")
+    (tmp_path / "people.csv").write_text("value\n0.1\n0.5\n0.9\n", encoding="utf-8")
+    argv = ["program", f"{module}:{target}", "--data", "people.csv", "--claim-epsilon", "1", "--claim-delta", "0"]
+    return [sys.executable, "-m", "pdp_audit.cli", *argv, "--bounds", "0,1", "--law", "ideal", "--report", "none"]
 
 
 def _running_in(folder) -> list:
