@@ -383,3 +383,26 @@ def test_a_flagged_view_is_proven_pure_and_its_narrow_twin_fails():
         FlaggedHistogram(factor=0.8), 1.0, 1e-6, trials=pdp_audit.PairBudget(20_000, law="ideal"), seed=0
     )
     assert {c.id: c.verdict for c in broken.checks}["dp-forward"] == "fail", pdp_audit.describe(broken)
+
+
+class OffLattice(NoisyHistogram):
+    """The geometric histogram whose D′ centre sits ``offset`` off the integer lattice in its first bin."""
+
+    def __init__(self, offset: float):
+        super().__init__(1.0, 1.0, "geometric")
+        self.offset = offset
+
+    def counts(self, world):
+        counts = super().counts(world)
+        return counts + np.eye(1, counts.size, 0)[0] * (self.offset if world == "D'" else 0.0)
+
+
+@pytest.mark.parametrize("offset", [2.0**-40, 1e-9, 0.5])
+def test_a_geometric_view_off_the_lattice_by_any_amount_is_not_tilted(offset):
+    """The worlds' supports differ when a centre leaves the integer lattice, by however little: the L1 form of an
+    integer offset would describe a different law (its loss bounded where the true one is not).  The lattice test is
+    decided in rationals; before it was, an offset within 1e-9 of the lattice (2⁻⁴⁰ here) was rounded to it and
+    tilted as though on it."""
+    tail, reason = tilting.try_tilted_tail(OffLattice(offset), 0.5, "D||D'", 1000, 1, "test")
+    assert tail is None and "off the integer lattice" in reason
+    assert tilting.try_tilted_tail(OffLattice(0.0), 0.5, "D||D'", 1000, 1, "test")[0] is not None

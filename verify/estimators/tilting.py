@@ -305,9 +305,13 @@ def _translation_offsets(
         if np.any(gap[fixed] != 0):
             raise NoTilt("the worlds' releases differ in a column the noise does not move: no translation of one law")
         gap = gap[columns]
-    if law == "geometric" and not np.allclose(gap, np.round(gap), rtol=0, atol=1e-9):
+    if law == "geometric" and any(d.denominator != 1 or Fraction(float(d)) != d for d in exact):
+        # Decided in rationals, no tolerance: centres a hair off the lattice put the worlds' supports apart (their
+        # loss is unbounded), which the L1 form of an integer offset would hide.  Plain draws decide such a view.
         raise NoTilt("the worlds' centres differ off the integer lattice: the geometric supports differ")
-    return (np.round(gap) if law == "geometric" else gap), centres[world][0], columns, exact
+    # An integer difference of two doubles that is itself a double is their float difference exactly (subtraction
+    # is correctly rounded), so gap is d on the lattice without rounding.
+    return gap, centres[world][0], columns, exact
 
 
 def _noise_columns(view, world: str, centre: np.ndarray, k: int) -> np.ndarray:
