@@ -150,7 +150,8 @@ def two_coordinate_delta_bounds(
     iv, before = mpmath.iv, mpmath.iv.prec
     iv.prec = 256  # the interval context has no workprec; restored below
     try:
-        atoms = (_g(e - h2, h1) + iv.exp(-_interval(h2)) * _g(e + h2, h1)) / 2
+        g = extended_delta_interval
+        atoms = (g(e - h2, h1) + iv.exp(-_interval(h2)) * g(e + h2, h1)) / 2
         kinks = sorted(k for k in (e - h1, e + h1) if -h2 < k < h2)
         edges = [-h2, *kinks, h2]
         middle = sum((_piece(a, b, e, h1, h2) for a, b in zip(edges, edges[1:]) if a < b), _interval(Fraction(0)))
@@ -173,8 +174,9 @@ def _interval(value: Fraction):
     return mpmath.iv.mpf(value.numerator) / value.denominator
 
 
-def _g(t: Fraction, eta: Fraction):
-    """g_η(t) of :func:`extended_delta` as an interval; the piece is chosen in rationals."""
+def extended_delta_interval(t: Fraction, eta: Fraction):
+    """g_η(t) of :func:`extended_delta` as a mpmath interval enclosing it at the working precision (t and η ≥ 0
+    rationals, taken exactly); the piece is chosen in rationals."""
     iv = mpmath.iv
     if t >= eta:
         return _interval(Fraction(0))

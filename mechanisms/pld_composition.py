@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable
+from typing import Callable, Hashable
 
 import numpy as np
 from scipy import fft, optimize
@@ -83,10 +83,13 @@ class GridLaw:
 
 @dataclass(frozen=True)
 class LossLaw:
-    """A per-step loss law: ``cdf(w, upper)`` = P[ω ≤ w] (or P[ω > w]), and ``support`` (inf, sup)."""
+    """A per-step loss law: ``cdf(w, upper)`` = P[ω ≤ w] (or P[ω > w]), and ``support`` (inf, sup).  ``key``: a
+    hashable name of the law (its family and parameters), equal for two laws only where they are the same law;
+    :func:`composed_profile_of` discretises such laws once (None: every law its own)."""
 
     cdf: Callable[..., np.ndarray]
     support: tuple[float, float]
+    key: Hashable | None = None
 
 
 def _edge(law: LossLaw, upper: bool) -> float:
@@ -306,8 +309,15 @@ def composed_profile_of(
     bounds = []
     for pessimistic in (True, False):
         result: GridLaw | None = None
+        # laws of one key are one law: discretised once, the same grid law to the bit (k identical steps: one
+        # discretisation, most of the cost, where k were made)
+        made: dict[Hashable, GridLaw] = {}
         for law in laws if pessimistic or lower_laws is None else lower_laws:
-            step = discretise(law, h, pessimistic)
+            step = made.get(law.key) if law.key is not None else None
+            if step is None:
+                step = discretise(law, h, pessimistic)
+                if law.key is not None:
+                    made[law.key] = step
             result = step if result is None else _by_mass(_convolve(result, step), pessimistic)
         assert result is not None
         bounds.append(result)

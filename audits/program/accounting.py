@@ -13,7 +13,8 @@ step of a composition whose privacy-loss law is known in closed form:
 
 The composition's δ(ε) is exact where every step is pure and Σε_i ≤ ε, decided in rationals on proven intervals
 of the steps' readings with no margin (:func:`certified`; then δ(ε) = 0), or where every step is
-Gaussian; otherwise certified bounds from the suite's grid composition
+Gaussian; one or two Laplace steps, and discrete choices alone or beside one Laplace step, have bounds a double
+apart in closed form (:func:`_laplace`, :func:`_choices`); otherwise certified bounds from the suite's grid composition
 (:func:`pdp_audit.mechanisms.pld_composition.composed_profile_of`: a lower and an upper bound, never an
 approximation of unknown sign).  Both directions (D‖D′ and D′‖D) are composed; δ(ε) is the larger.
 """
@@ -29,6 +30,7 @@ from typing import ClassVar
 import numpy as np
 
 from pdp_audit.audits.program import gaussian_bounds
+from pdp_audit.audits.program.choice_delta import choices_delta_bounds
 from pdp_audit.mechanisms.laplace_queries import two_coordinate_delta_bounds
 from pdp_audit.mechanisms.pld_composition import LossLaw, composed_profile_of
 
@@ -126,7 +128,7 @@ class Laplace(Step):
             below = np.where(w < -mu, 0.0, np.where(w >= mu, 1.0, inner))
             return 1.0 - below if upper else below
 
-        return LossLaw(laplace_cdf, (-mu, mu))
+        return LossLaw(laplace_cdf, (-mu, mu), key=("laplace", mu))
 
     def capped(self) -> Step:
         return self if self.mu <= MU_CAP["laplace"] else dataclasses.replace(self, mu=MU_CAP["laplace"])
@@ -164,7 +166,7 @@ class Gaussian(Step):
             z = (np.asarray(w, dtype=float) - mu * mu / 2) / mu
             return norm.sf(z) if upper else norm.cdf(z)
 
-        return LossLaw(gaussian_cdf, (-math.inf, math.inf))
+        return LossLaw(gaussian_cdf, (-math.inf, math.inf), key=("gaussian", mu))
 
     def capped(self) -> Step:
         return self if self.mu <= MU_CAP["gaussian"] else dataclasses.replace(self, mu=MU_CAP["gaussian"])
@@ -200,6 +202,20 @@ class Discrete(Step):
                 worst = max(worst, r, 1 / r)
         return worst
 
+    def masses(self) -> tuple[list[Fraction], list[Fraction]] | None:
+        """The law's masses on D and on D′ as exact rationals: the program's weights each over their exact sum
+        where it gave weights, else ``p`` and ``q`` as the doubles they are; None where a side has no mass."""
+        if self.weights is None:
+            return [Fraction(float(v)) for v in self.p], [Fraction(float(v)) for v in self.q]
+        sides = []
+        for side in self.weights:
+            exact = [Fraction(float(v)) for v in side]
+            total = sum(exact)
+            if total <= 0:
+                return None
+            sides.append([v / total for v in exact])
+        return sides[0], sides[1]
+
     def rational(self) -> tuple[Fraction, Fraction | None] | None:
         raise TypeError("a choice's pure ε is a logarithm: it is composed by its ratio (certified)")
 
@@ -224,7 +240,7 @@ class Discrete(Step):
             below = cumulative[np.searchsorted(sorted_omega, w, side="right")]
             return 1.0 - below if upper else below
 
-        return LossLaw(cdf, (float(omega.min()), float(omega.max())))
+        return LossLaw(cdf, (float(omega.min()), float(omega.max())), key=("discrete", self.p, self.q, reverse))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -570,7 +586,7 @@ def _composed(steps: list[Step], epsilon: float, budget: Fraction) -> Composed:
     laplaces = [s for s in steps if isinstance(s, Laplace)]
     if len(laplaces) == len(steps) <= 2:
         return _laplace(laplaces, pure, budget)
-    return _on_the_grid(steps, pure, epsilon, budget)
+    return _choices(steps, pure, budget) or _on_the_grid(steps, pure, epsilon, budget)
 
 
 def _laplace(steps: list[Laplace], pure: float, budget: Fraction) -> Composed:
@@ -586,6 +602,28 @@ def _laplace(steps: list[Laplace], pure: float, budget: Fraction) -> Composed:
     tops = [end[1] for end in ends if end[1] is not None]
     high = 1.0 if len(tops) < len(ends) else two_coordinate_delta_bounds(budget, *tops, *padding)[1]
     return Composed(low, high, pure, f"exact: {len(steps)} Laplace step(s) in closed form (256-bit intervals)")
+
+
+def _choices(steps: list[Step], pure: float, budget: Fraction) -> Composed | None:
+    """Choices (:class:`Discrete`) with at most one Laplace step beside them: δ(ε) in closed form
+    (:func:`.choice_delta.choices_delta_bounds`), at the exact ε ``budget`` and the Laplace step's proven interval
+    of μ; None where other steps are in the composition or the choices' outcomes are too many (the grid's).  Before,
+    the grid: 0.1-0.4 s a pair, with a round-off not proven.  *Sound for*: the choices' masses as they are held
+    (:meth:`Discrete.masses`) and an interval that contains the exact μ, to the accuracy of mpmath's interval log and
+    exp at 256 bits, rounded outward."""
+    choices = [s for s in steps if isinstance(s, Discrete)]
+    laplaces = [s for s in steps if isinstance(s, Laplace)]
+    if not choices or len(laplaces) > 1 or len(choices) + len(laplaces) < len(steps):
+        return None
+    masses = [c.masses() for c in choices]
+    if any(m is None for m in masses):
+        return None
+    mu = (laplaces[0].rational() or (Fraction(0), None)) if laplaces else (Fraction(0), Fraction(0))
+    bounds = choices_delta_bounds([m for m in masses if m is not None], mu, budget)
+    if bounds is None:
+        return None
+    beside = " and a Laplace step" if laplaces else ""
+    return Composed(*bounds, pure, f"exact: {len(choices)} choice(s){beside} in closed form (256-bit intervals)")
 
 
 def _gaussian(steps: list[Gaussian], pure: float, epsilon: float) -> Composed:
