@@ -23,9 +23,20 @@ upper or a lower bound, never an approximation of unknown sign:
   moved as at the tails above (partial sums are monotone arguments of the integrand too): the window changes only
   how tight the bounds are, never their validity.  The +∞ mass of the upper bound grows with T (about T·1e-14).
 
-Not certified: the floating-point round-off of the FFT (absolute, of order 1e-16 × the largest mass per point and
-far below the δ ≥ 1e-12 a report states) and the quadrature of f_j (relative ~1e-10 of h per step).  The tests
-compare the bounds with an mpmath quadrature at T = 1 and T = 2 and with dp-accounting in ``benchmarks/``.
+* **Round-off of the composition.**  Each grid law carries ``roundoff``, a bound on the ℓ1 distance between its
+  floating-point pmf and the law its operations stand for, and every bound on δ moves by it (the integrand lies in
+  [0, 1], so an ℓ1 error r moves δ by at most r): up for the upper bound, down for the lower.  A convolution of two
+  laws with errors r_a, r_b adds r_a + r_b + r_a·r_b (their masses are at most 1) and the error of the FFT itself
+  (:func:`fft_roundoff`); a cut adds the round-off of the masses it sums; the final sum of δ adds γ_k of its k terms
+  (Higham 2002, §3.1: |fl(Σx_i) − Σx_i| ≤ γ_{k−1} Σ|x_i|, any order; expm1 within 2 units in the last place).
+  Clipping the convolution's negative entries at 0 only brings them nearer the true values, which are ≥ 0.  A
+  step's grid law starts with the round-off of its own arithmetic (:func:`_step_roundoff`).
+
+Not certified: the step law's CDF values, taken to be within :data:`CDF_ULPS` units in the last place; the
+quadrature of f_j (relative ~1e-10 of h per step: a bias of the rounding's mean, far inside the Hoeffding shift t);
+and that the FFT library's mixed-radix transforms keep the error bound of a radix-2 one, four times over, with
+twiddle factors within two units in the last place (:func:`fft_roundoff`). The tests compare the bounds with an
+mpmath quadrature at T = 1 and T = 2 and with dp-accounting in ``benchmarks/``.
 """
 
 from __future__ import annotations
@@ -44,6 +55,11 @@ ETA = 1e-15
 TAIL_MASS = 1e-30
 #: Mass per side a partial sum's window leaves out (moved to ±∞ or to the window's ends, as the bound allows).
 CUT_MASS = 1e-14
+#: The unit round-off of binary64, u = 2⁻⁵³.
+UNIT_ROUNDOFF = 2.0**-53
+#: The error taken for a step law's CDF values, in units of their last place: scipy's special functions and numpy's
+#: exp are accurate to a few (an assumption, not a proof: module notes).
+CDF_ULPS = 16
 #: Gauss–Legendre nodes and weights on [0, 1].
 _GL_NODES = (1 - np.sqrt(3 / 5)) / 2, 0.5, (1 + np.sqrt(3 / 5)) / 2
 _GL_WEIGHTS = 5 / 18, 8 / 18, 5 / 18
@@ -58,6 +74,8 @@ class GridLaw:
     start: int
     pmf: np.ndarray
     infinity: float = 0.0
+    #: A bound on the ℓ1 distance between ``pmf`` (and ``infinity``) as computed and the law its operations define.
+    roundoff: float = 0.0
 
     @property
     def values(self) -> np.ndarray:
@@ -70,10 +88,22 @@ class GridLaw:
         return mean, math.sqrt(max(float(self.pmf @ (self.values - mean) ** 2) / total, 0.0))
 
     def delta(self, epsilon: float) -> float:
-        """Σ pmf (1 − e^{ε − ω})₊ + infinity."""
+        """Σ pmf (1 − e^{ε − ω})₊ + infinity, as computed in floating point (:meth:`delta_error` bounds its error)."""
         first = max(0, int(math.floor(epsilon / self.h)) - self.start)
         # −(pmf·x) is pmf·(−x) to the bit (rounding to nearest is symmetric): one pass fewer, as is the grid kept
         return float(-(self.pmf[first:] @ np.expm1(np.minimum(epsilon - self._values[first:], 0.0)))) + self.infinity
+
+    def delta_error(self, epsilon: float) -> float:
+        """A bound on |:meth:`delta` − δ of the law the operations define|: ``roundoff`` plus the sum's round-off.
+
+        The sum has k = terms + 2 roundings (the dot product of k − 1 terms in any order, then + infinity), each term
+        pmf_j·(1 − e^{ε − ω_j}) ∈ [0, pmf_j] computed with relative error ≤ 4u (expm1 within 2 ulp, the product, the
+        argument ε − ω_j rounded once, where the integrand's slope is at most 1): so |error| ≤ γ_k·Σpmf + 4u·Σpmf +
+        ``roundoff`` (Higham 2002, Lemma 3.1 and §3.1), Σpmf ≤ 1 + ``roundoff``."""
+        first = max(0, int(math.floor(epsilon / self.h)) - self.start)
+        k = max(self.pmf.size - first, 0) + 2
+        mass = 1.0 + self.roundoff
+        return self.roundoff + (_gamma(k) + 4 * UNIT_ROUNDOFF) * mass * (1 + 4 * UNIT_ROUNDOFF)
 
     @cached_property
     def _values(self) -> np.ndarray:
@@ -129,11 +159,25 @@ def discretise(law: LossLaw, h: float, pessimistic: bool) -> GridLaw:
     pmf[:-1] += mass * (1 - frac)
     pmf[1:] += mass * frac
     low_tail, high_tail = float(below[0]), float(above[-1])
+    roundoff = _step_roundoff(below, above, mass, low_tail + high_tail)
     if pessimistic:
         pmf[0] += low_tail
-        return GridLaw(h, start, pmf, infinity=high_tail)
+        return GridLaw(h, start, pmf, infinity=high_tail, roundoff=roundoff)
     pmf[-1] += high_tail
-    return GridLaw(h, start, pmf)
+    return GridLaw(h, start, pmf, roundoff=roundoff)
+
+
+def _step_roundoff(below: np.ndarray, above: np.ndarray, mass: np.ndarray, tails: float) -> float:
+    """A bound on the ℓ1 error of :func:`discretise`'s arithmetic, given its CDF values within :data:`CDF_ULPS`
+    units of their own in the last place: each bin's mass is a difference of two CDF values c₁ − c₀ (the side below
+    1/2), in error by at most (CDF_ULPS·u)(c₁ + c₀) from the values and u|c₁ − c₀| from the subtraction; the split
+    into two grid points and the two additions into ``pmf`` round three more times (≤ 3u of the bin's mass, and
+    ``frac`` within 2u relative); the tails are CDF values (CDF_ULPS·u of them)."""
+    u = UNIT_ROUNDOFF
+    ends = np.where(below[1:] < 0.5, below[1:] + below[:-1], above[:-1] + above[1:])
+    total = float(ends.sum()) * (1 + _gamma(ends.size))  # the sum's own rounding
+    spread = float(mass.sum()) * (1 + _gamma(mass.size))
+    return CDF_ULPS * u * total + 6 * u * spread + CDF_ULPS * u * tails * (1 + u)
 
 
 def _cut(law: GridLaw, lo: float, hi: float, pessimistic: bool) -> GridLaw:
@@ -144,11 +188,16 @@ def _cut(law: GridLaw, lo: float, hi: float, pessimistic: bool) -> GridLaw:
         return law
     pmf = law.pmf[first:last].copy()
     low, high = float(law.pmf[:first].sum()), float(law.pmf[last:].sum())
+    # the two sums (γ_n of the masses summed) and the additions that place them (each rounded to within u of the
+    # result: the end's mass, or ``infinity``, plus the sum)
+    u = UNIT_ROUNDOFF
+    ends = float(pmf[0]) + float(pmf[-1]) + law.infinity
+    roundoff = law.roundoff + (_gamma(law.pmf.size) * (low + high) + u * (ends + low + high)) * (1 + 4 * u)
     if pessimistic:
         pmf[0] += low
-        return GridLaw(law.h, law.start + first, pmf, law.infinity + high)
+        return GridLaw(law.h, law.start + first, pmf, law.infinity + high, roundoff)
     pmf[-1] += high
-    return GridLaw(law.h, law.start + first, pmf, law.infinity)
+    return GridLaw(law.h, law.start + first, pmf, law.infinity, roundoff)
 
 
 def full_convolution(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -163,10 +212,52 @@ def full_convolution(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return fft.irfft(fft.rfft(x, padded) * fft.rfft(y, padded), padded)[:size]
 
 
+def fft_roundoff(x: np.ndarray, y: np.ndarray) -> float:
+    """A bound on the ℓ1 error of :func:`full_convolution` of ``x`` and ``y`` (non-negative, each summing to at most
+    1 + r, r ≤ 1e-3) against their exact convolution c.
+
+    A product (one vector of one point) rounds each entry once: ℓ1 error ≤ u(1 + r)².  By FFT, of n = padded
+    points: the computed transform of a vector x is within τ‖Fx‖₂ of its exact DFT Fx, τ = tη/(1 − tη), t = ⌈log₂ n⌉
+    stages, η = μ + γ₄(√2 + μ), μ the twiddle factors' error (Higham 2002, Thm 24.2, for the radix-2 transform).
+    Taken here, as an assumption, to hold for the library's mixed-radix real transforms (scipy's pocketfft, lengths
+    of factors 2, 3, 5) with η four times that at μ = 2u: a radix-r butterfly sums r terms a point, so its stage
+    rounds up to r − 1 times more than a radix-2 one, in log₂r stages' worth of the length.  With X = Fx, Y = Fy,
+    ‖X‖₂ = √n‖x‖₂, ‖X‖_∞ ≤ ‖x‖₁: the computed product differs from X⊙Y by at most
+    τ√n(‖x‖₂‖y‖₁ + ‖x‖₁‖y‖₂) + τ²n‖x‖₂‖y‖₂ in ℓ2, and its rounding adds γ₄ of it (complex products); the inverse
+    divides ℓ2 by √n and adds its own τ (and one rounding of 1/n).  So ‖ĉ − c‖₂ ≤ ((1 + γ₄)(1 + τ)(1 + u) − 1)·s +
+    (1 + γ₄)(1 + τ)(1 + u)·(τ(‖x‖₂‖y‖₁ + ‖x‖₁‖y‖₂) + τ²√n‖x‖₂‖y‖₂), s = min(‖x‖₂‖y‖₁, ‖x‖₁‖y‖₂) ≥ ‖c‖₂,
+    and the ℓ1 error of the m = len(x) + len(y) − 1 entries kept is at most √m times that (Cauchy–Schwarz).  The
+    norms are computed in floats and raised by 2γ of their terms; a spread-out law's ‖x‖₂ is far below its ‖x‖₁."""
+    u = UNIT_ROUNDOFF
+    if x.size == 1 or y.size == 1:
+        return u * (1 + 1e-3) ** 2
+    kept = x.size + y.size - 1
+    n = fft.next_fast_len(kept, real=True)
+    stages = math.ceil(math.log2(n))
+    mu = 2 * u
+    eta = 4 * (mu + _gamma(4) * (math.sqrt(2) + mu))
+    tau = stages * eta / (1 - stages * eta)
+    x2, y2 = (math.sqrt(float(v @ v)) * (1 + 2 * _gamma(v.size + 1)) for v in (x, y))
+    x1 = y1 = 1 + 1e-3
+    carried = (1 + _gamma(4)) * (1 + tau) * (1 + u)
+    product = tau * (x2 * y1 + x1 * y2) + tau * tau * math.sqrt(n) * x2 * y2
+    l2 = (carried - 1) * min(x2 * y1, x1 * y2) + carried * product
+    return math.sqrt(kept) * l2 * (1 + 4 * u)
+
+
+def _gamma(k: int) -> float:
+    """γ_k = ku/(1 − ku) (Higham 2002, Lemma 3.1): the relative error bound of k roundings."""
+    return k * UNIT_ROUNDOFF / (1 - k * UNIT_ROUNDOFF)
+
+
 def _convolve(a: GridLaw, b: GridLaw) -> GridLaw:
     pmf = np.maximum(full_convolution(a.pmf, b.pmf), 0.0)
     infinity = a.infinity + b.infinity - a.infinity * b.infinity
-    return GridLaw(a.h, a.start + b.start, pmf, infinity)
+    # (a + e_a) * (b + e_b) − a * b = e_a * b + a * e_b + e_a * e_b in ℓ1 (masses ≤ 1), the FFT's own, and the
+    # three roundings of ``infinity`` (≤ 3u·2)
+    carried = a.roundoff + b.roundoff + a.roundoff * b.roundoff
+    roundoff = carried + fft_roundoff(a.pmf, b.pmf) + 6 * UNIT_ROUNDOFF
+    return GridLaw(a.h, a.start + b.start, pmf, infinity, roundoff)
 
 
 def _by_mass(law: GridLaw, pessimistic: bool) -> GridLaw:
@@ -211,10 +302,15 @@ class ComposedProfile:
         return self._delta_low(epsilon), self._delta_high(epsilon)
 
     def _delta_low(self, epsilon: float) -> float:
-        return max(0.0, self.lower.delta(epsilon + self.shift) - self.eta)
+        at = epsilon + self.shift
+        # fsum rounds the exact sum once (to nearest): one step down makes it a lower bound
+        bound = math.fsum((self.lower.delta(at), -self.lower.delta_error(at), -self.eta))
+        return max(0.0, math.nextafter(bound, -math.inf))
 
     def _delta_high(self, epsilon: float) -> float:
-        return min(1.0, self.upper.delta(epsilon - self.shift) + self.eta)
+        at = epsilon - self.shift
+        bound = math.fsum((self.upper.delta(at), self.upper.delta_error(at), self.eta))
+        return min(1.0, math.nextafter(bound, math.inf))
 
     def epsilon_bounds(self, delta: float) -> tuple[float, float]:
         """(lower, upper) bounds on ε_T(δ) = inf{ε ≥ 0 : δ_T(ε) ≤ δ}: each the crossing of its own bound on δ_T."""

@@ -41,13 +41,6 @@ EPSILON_ERROR = 1e-3
 #: part is a post-processing of it), and an ε_i-pure step moves δ(ε) of the rest to at most δ_rest(ε − ε_i) (Dwork &
 #: Roth 2014, Thm 3.16, with δ_i = 0), so the upper is taken at ε − Σε_i.
 TINY = 1e-9
-#: Relative margin by which a *grid* composition's lower bound on δ(ε) must exceed the claim's δ to refute it
-#: (:func:`exceeds`): the grid's sums and FFTs are not rounded outward, and their round-off is not proven
-#: (:mod:`pdp_audit.mechanisms.pld_composition`, "Not certified"), so this margin is an allowance, not a proof.
-#: It can only withhold a refutation: inside it the upper bound is above δ as well, and the pair is undecided.
-#: Every other lower bound is proven (a Gaussian's, outward from 256 bits; a pure composition's, in rationals) and
-#: is compared with δ exactly.
-ROUNDING = 1e-9
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -302,9 +295,6 @@ class Composed:
     #: a Gaussian composition's δ(ε) at the steps' float μ (None elsewhere): a claim's δ in [read, high) is certified
     #: at the readings, not at their intervals' top -- read exactly, the pair may be (:func:`.analysis._read_exactly`)
     read: float | None = None
-    #: ``low`` comes from the grid, whose round-off is not bounded (:data:`ROUNDING`); False: ``low`` is a proven
-    #: lower bound as a double (rounded outward, or exact)
-    gridded: bool = False
 
 
 def composed_delta(steps: list[Step], epsilon: float, ceiling: bool = True) -> Composed:
@@ -348,7 +338,7 @@ def _composed_within(steps: list[Step], epsilon: float, budget: Fraction, ceilin
             high = _composed(rest, _down(budget - spent), budget - spent)
         how = f"{low.how}; {len(tiny)} step(s) of pure ε ≤ {TINY:g} composed around"
         spent_pure = low.pure + sum(s.pure_epsilon() for s in tiny)
-        composed = Composed(low.low, high.high, spent_pure, how, rounding, gridded=low.gridded)
+        composed = Composed(low.low, high.high, spent_pure, how, rounding)
     else:
         composed = dataclasses.replace(_composed(steps, epsilon, budget), rounding=rounding)
     excess = _excess(steps, budget)
@@ -675,7 +665,7 @@ def _on_the_grid(steps: list[Step], pure: float, epsilon: float, budget: Fractio
         a, b = composed_profile_of([s.loss_law(reverse) for s in tops], EPSILON_ERROR, lower_laws).delta_bounds(epsilon)
         low, high = max(low, a if below else 0.0), max(high, b)
     how = f"grid composition of {len(steps)} steps (bounds, shift {EPSILON_ERROR:g} in ε)"
-    return Composed(low, high, pure, how, gridded=True)
+    return Composed(low, high, pure, how)
 
 
 def _lower_only(count: int, below: list[Step], capped: bool, pure: float, epsilon: float, budget: Fraction) -> Composed:
@@ -690,15 +680,13 @@ def _lower_only(count: int, below: list[Step], capped: bool, pure: float, epsilo
     how = "large shifts capped" if capped else "a shift unbounded above"
     laws = [s.capped().loss_law(False) for s in below]
     low = composed_profile_of(laws, EPSILON_ERROR).delta_bounds(epsilon)[0] if laws else 0.0
-    return Composed(low, 1.0, pure, f"grid composition of {count} steps, {how} (a lower bound)", gridded=True)
+    return Composed(low, 1.0, pure, f"grid composition of {count} steps, {how} (a lower bound)")
 
 
 def exceeds(composed: Composed, delta: float) -> bool:
     """Whether a composition's lower bound on a pair's δ(ε) refutes the claim's δ: the one definition of "δ
-    exceeded" the audit decides by.  A proven lower bound (a Gaussian's, rounded outward from 256 bits; 0 or 1 where
-    exact) is compared with δ exactly: above it, the claim is false.  A grid's is not proven to the last bits
-    (:data:`ROUNDING`): it refutes only beyond that relative margin.  Inside the margin nothing is certified either:
-    the upper bound is at least ``low``, hence above δ, and the pair stays undecided."""
-    if composed.gridded:
-        return composed.low > delta * (1 + ROUNDING)
+    exceeded" the audit decides by.  Every lower bound is proven as a double -- a Gaussian's and one or two Laplace
+    steps', rounded outward from 256 bits; a pure composition's, in rationals; the grid's, lowered by its proven
+    round-off (:mod:`pdp_audit.mechanisms.pld_composition`) -- so it is compared with δ exactly: above it, the claim
+    is false."""
     return composed.low > delta

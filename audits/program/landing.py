@@ -55,8 +55,7 @@ from scipy.special import ndtr
 Replayer = Callable[[dict[int, float]], "np.ndarray | None"]
 
 #: Bisection steps per jump (stopped sooner where the bracket reaches adjacent floats): from a bracket of a few
-#: cells, 2⁻⁴⁰ of it, below the grid composition's refutation allowance (1e-9, :data:`.accounting.ROUNDING`) for
-#: cells up to ~1,000 scales wide.
+#: cells, 2⁻⁴⁰ of it, a relative 1e-12 of cells up to ~1,000 scales wide, far inside the composition's shift in ε.
 BISECTIONS = 40
 #: Doublings of the first shift (a quarter of the element's scale) in search of a jump on D.
 BRACKETS = 6
