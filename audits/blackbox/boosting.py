@@ -69,13 +69,16 @@ def bin_edges(column: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 @dataclass(eq=False)  # compared by identity: leaves.remove(leaf) needs no field-wise ==
 class _Leaf:
-    """A leaf being grown: its node index, its rows, their histograms ``hist`` (sums of g, of h and the count:
-    3 × column × bin), and its best split (gain, column, bin) or None."""
+    """A leaf being grown: its node index, its rows (on one column: the interval of bins ``first``..``last`` they
+    are, :meth:`_Grower.split_bins`), their histograms ``hist`` (sums of g, of h and the count: 3 × column × bin), and
+    its best split (gain, column, bin) or None."""
 
     node: int
-    rows: np.ndarray
+    rows: np.ndarray | None
     hist: np.ndarray
     split: tuple[float, int, int] | None = None
+    first: int = 0
+    last: int = 0
 
 
 class _Grower:
@@ -90,6 +93,7 @@ class _Grower:
         self.right: list[int] = []
         self.value: list[float] = []
         self.leaves: list[_Leaf] = []
+        self.root = np.empty(0)  # the root's histograms (:meth:`root_histograms`), read by :meth:`split_bins`
 
     def histograms(self, rows: np.ndarray) -> np.ndarray:
         """Per column and bin the sums of g, of h and the count over ``rows`` (np.bincount adds in row order)."""
@@ -109,6 +113,7 @@ class _Grower:
             out[0, column] = np.bincount(codes, self.g, self.bins)
             out[1, column] = np.bincount(codes, self.h, self.bins)
         out[2] = self.counts
+        self.root = out
         return out
 
     def new_leaf(self, rows: np.ndarray, hist: np.ndarray | None = None) -> _Leaf:
@@ -148,9 +153,12 @@ class _Grower:
         return (float(gain[best]), column, bin_) if gain[best] > ROUNDING * children[best] else None
 
     def grow(self, rows: np.ndarray) -> None:
-        """Grow from the root over ``rows``; leaves' values set (−ν·G/H)."""
+        """Grow from the root over ``rows`` (every row: on one column the root is the interval of all bins);
+        leaves' values set (−ν·G/H)."""
         heap: list[tuple[float, int, _Leaf]] = []
-        leaves = [self.new_leaf(rows, self.root_histograms())]
+        one_column = len(self.codes) == 1
+        leaves = [self.new_leaf(None if one_column else rows, self.root_histograms())]
+        leaves[0].last = self.bins - 1
         if leaves[0].split is not None:
             heapq.heappush(heap, (-leaves[0].split[0], leaves[0].node, leaves[0]))
         while heap and len(leaves) < MAX_LEAVES:
@@ -167,6 +175,8 @@ class _Grower:
     def split(self, leaf: _Leaf) -> tuple[_Leaf, _Leaf]:
         """The two children of ``leaf`` at its best split; the larger child's histograms are the parent's less the
         smaller's (one pass over the smaller child's rows only)."""
+        if leaf.rows is None:
+            return self.split_bins(leaf)
         _, column, at = leaf.split  # type: ignore[misc]
         goes_left = self.codes[column][leaf.rows] <= at
         # positions, then a gather: a boolean mask's own indexing branches on every row (twice as slow)
@@ -177,6 +187,29 @@ class _Grower:
         hists = (hist_small, hist_large) if small == 0 else (hist_large, hist_small)
         self.feature[leaf.node], self.bin[leaf.node] = column, at
         children = (self.new_leaf(rows[0], hists[0]), self.new_leaf(rows[1], hists[1]))
+        self.left[leaf.node], self.right[leaf.node] = children[0].node, children[1].node
+        return children
+
+    def split_bins(self, leaf: _Leaf) -> tuple[_Leaf, _Leaf]:
+        """:meth:`split` on one column, where every leaf is the rows whose bins lie in an interval (the root: all
+        bins; a split at b: those ≤ b and those > b), with no pass over the rows: the smaller child's histograms are
+        the root's on its interval and 0 elsewhere, the very numbers :meth:`histograms` sums over its rows (all the
+        rows of each of its bins, added in row order, np.bincount's order; every other bin empty), and the larger
+        child's are the parent's less the smaller's, as in :meth:`split`.  Which child is smaller is read off the
+        counts (whole numbers below 2^53, summed exactly)."""
+        _, column, at = leaf.split  # type: ignore[misc]
+        spans = ((leaf.first, at), (at + 1, leaf.last))
+        sizes = [leaf.hist[2, 0, first : last + 1].sum() for first, last in spans]
+        small = 0 if sizes[0] <= sizes[1] else 1
+        first, last = spans[small]
+        hist_small = np.zeros_like(leaf.hist)
+        hist_small[:, :, first : last + 1] = self.root[:, :, first : last + 1]
+        hist_large = leaf.hist - hist_small
+        hists = (hist_small, hist_large) if small == 0 else (hist_large, hist_small)
+        self.feature[leaf.node], self.bin[leaf.node] = column, at
+        children = (self.new_leaf(None, hists[0]), self.new_leaf(None, hists[1]))
+        for child, (first, last) in zip(children, spans):
+            child.first, child.last = first, last
         self.left[leaf.node], self.right[leaf.node] = children[0].node, children[1].node
         return children
 
@@ -219,6 +252,14 @@ def _stalled(losses: list[float]) -> bool:
     return not any(loss < reference - TOLERANCE for loss in losses[-PATIENCE:])
 
 
+def _by_bin(grower: _Grower, tree: TreeNodes) -> np.ndarray:
+    """A one-column tree's leaf value for each bin (its leaves are intervals of bins: :meth:`_Grower.split_bins`)."""
+    out = np.empty(grower.bins)
+    for leaf in grower.leaves:
+        out[leaf.first : leaf.last + 1] = tree.value[leaf.node]
+    return out
+
+
 def fit_trees(x: np.ndarray, y: np.ndarray, seed: int) -> TreeEnsemble:
     """The boosted trees of the releases ``x`` (rows × columns, finite) with labels ``y`` (1 for D, 0 for D'); see the
     module's docstring."""
@@ -238,16 +279,23 @@ def fit_trees(x: np.ndarray, y: np.ndarray, seed: int) -> TreeEnsemble:
     rows = np.arange(train_y.size)
     counts = np.stack([np.bincount(c, minlength=MAX_BINS) for c in codes])
     x_held = x[held]
+    # one column: the held-out releases' bins, as the training ones' (x ≤ t_b, t_b = edges[0][b], is exactly
+    # searchsorted's position ≤ b for a finite x)
+    held_codes = np.searchsorted(edges[0], x_held[:, 0], side="left") if len(codes) == 1 else None
     for _ in range(MAX_ROUNDS):
         p = special.expit(raw)
         grower = _Grower(codes, counts, p - train_y, p * (1 - p))
         grower.grow(rows)
         tree = grower.tree(edges)
         trees.append(tree)
-        for leaf in grower.leaves:  # each training release's leaf, known from the growth
-            raw[leaf.rows] += tree.value[leaf.node]
+        by_bin = _by_bin(grower, tree) if len(codes) == 1 else None
+        if by_bin is not None:  # the same one addition per release
+            raw += by_bin[codes[0]]
+        else:
+            for leaf in grower.leaves:  # each training release's leaf, known from the growth
+                raw[leaf.rows] += tree.value[leaf.node]
         if held.any():
-            held_raw += tree(x_held)
+            held_raw += tree(x_held) if by_bin is None else by_bin[held_codes]
             losses.append(_log_loss(y[held], held_raw))
             if _stalled(losses):
                 break
