@@ -93,7 +93,7 @@ class _Grower:
         self.right: list[int] = []
         self.value: list[float] = []
         self.leaves: list[_Leaf] = []
-        self.root = np.empty(0)  # the root's histograms (:meth:`root_histograms`), read by :meth:`split_bins`
+        self.root: np.ndarray = np.empty(0)  # the root's histograms (:meth:`root_histograms`): :meth:`split_bins`
 
     def histograms(self, rows: np.ndarray) -> np.ndarray:
         """Per column and bin the sums of g, of h and the count over ``rows`` (np.bincount adds in row order)."""
@@ -116,12 +116,12 @@ class _Grower:
         self.root = out
         return out
 
-    def new_leaf(self, rows: np.ndarray, hist: np.ndarray | None = None) -> _Leaf:
+    def new_leaf(self, rows: np.ndarray | None, hist: np.ndarray) -> _Leaf:
         node = len(self.feature)
         for column in (self.feature, self.bin, self.left, self.right):
             column.append(-1)
         self.value.append(0.0)
-        leaf = _Leaf(node, rows, hist if hist is not None else self.histograms(rows))
+        leaf = _Leaf(node, rows, hist)
         leaf.split = self.best_split(leaf)
         return leaf
 
