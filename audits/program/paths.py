@@ -46,8 +46,31 @@ def same_outcome(
         )
     if then.replayed is None:
         return False
-    weight = _weights(found, (d, then.replayed, e, moved)) if found is not None else None
+    runs = (d, then.replayed, e, moved)
+    # the weights only widen the test of a finite coordinate whose two differences are unequal (:func:`_equal`)
+    weight = _weights(found, runs) if found is not None and not _equal(runs) else None
     return _same_difference(d, then.replayed, e, moved, weight)
+
+
+def _equal(runs: tuple[trace.Run, ...]) -> bool:
+    """Whether the four releases (R(D), R(D′), R(E), R(E′)) have one size and, at every coordinate where both
+    differences R(D′) − R(D) and R(E′) − R(E) are finite, equal ones.  :func:`_same_difference` then decides alike
+    with or without the weights: a coordinate of weight w > 0 asks |Δ̂_d − Δ̂_e| = 0 ≤ γ·(4w + Σ|R̂| + |Δ̂_d| + |Δ̂_e|)
+    (:func:`.replay_bounds.difference_bound`; the releases finite where their difference is), a bound ≥ 0 or +inf,
+    never NaN: true, as the equality asked of any other coordinate is.  So the weights (four runs' sizes, as much as
+    a small program's run) are made only where an allowance can change the answer."""
+    numbers = [run.numbers for run in runs]
+    if len({n.size for n in numbers}) != 1:
+        return False
+    if numbers[0].size <= trace.SMALL_RELEASE:  # in Python (numpy's fixed cost per call exceeds the loop's)
+        for a, b, c, f in zip(*(n.tolist() for n in numbers)):
+            first, second = b - a, f - c
+            if first != second and math.isfinite(first) and math.isfinite(second):
+                return False
+        return True
+    with np.errstate(all="ignore"):
+        first, second = numbers[1] - numbers[0], numbers[3] - numbers[2]
+        return bool(((first == second) | ~(np.isfinite(first) & np.isfinite(second))).all())
 
 
 def _weights(found: trace.Probe, runs: tuple[trace.Run, ...]) -> np.ndarray | None:
