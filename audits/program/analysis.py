@@ -57,6 +57,7 @@ from pdp_audit.audits.program.findings import (
     Unaccounted,
     Unshifted,
     UpperAbove,
+    apart,
     rank,
 )
 from pdp_audit.audits.program.findings import (
@@ -696,9 +697,10 @@ def _structural(
     if c.structure_differs:
         out.append(StructureDiffers())
     if c.free_differ:
-        i = c.free_differ[0]
+        i, where = c.free_differ[0], c.free_differ
         on_d_prime = _value(c.replayed.numbers if c.replayed else None, i)
-        out.append(FreeDiffers(len(c.free_differ), i, _value(recorded.numbers, i), on_d_prime, _free(found)))
+        far = apart(recorded.numbers[where], c.replayed.numbers[where]) if c.replayed else 0.0
+        out.append(FreeDiffers(len(where), i, _value(recorded.numbers, i), on_d_prime, _free(found), far))
     if c.noisy_differ:
         out.append(NoisyDiffers(len(c.noisy_differ)))
     if c.inconsistent:

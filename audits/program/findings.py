@@ -24,8 +24,9 @@ A pair's **rank** (:func:`rank`) orders the pairs for the witness and the search
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import ClassVar, Sequence
+from typing import ClassVar, Iterable, Sequence
 
 from pdp_audit.audits.program.accounting import Composed
 
@@ -197,6 +198,12 @@ class FreeDiffers(Finding):
     on_d: str
     on_d_prime: str
     free_of: str
+    #: how far they moved (:func:`apart`): the order among such pairs, the black box's witness the furthest
+    moved: float = 0.0
+
+    @property
+    def magnitude(self) -> float:
+        return self.moved
 
     @property
     def line(self) -> str:
@@ -204,6 +211,24 @@ class FreeDiffers(Finding):
             f"{self.count} release coordinate(s) {self.free_of} differ (first: coordinate {self.first}: "
             f"{self.on_d} on D, {self.on_d_prime} on D′)"
         )
+
+
+def apart(on_d: Iterable[float], on_d_prime: Iterable[float]) -> float:
+    """How far release coordinates moved between D and D′ with the same noise, in [0, 1]: m/(1 + m) for m the
+    largest |b − a|/max(|a|, 1) over the coordinates, 1 where a finite coordinate became NaN or ±inf, 0 where none
+    moved.  Not a privacy loss: an order among the pairs whose noise-free coordinates differ, which ties otherwise
+    (the first neighbour searched was the black box's witness).  The data reaches such a release unchecked furthest
+    where a record moves it most -- an outlier far outside the domain, or a NaN its clipping passes (a release
+    that is NaN on D′ and never on D) -- and the black box confirms that pair first; which pair it confirms never
+    decides a verdict by itself (the black box's test does)."""
+    largest = 0.0
+    for a, b in zip(on_d, on_d_prime):
+        x, y = float(a), float(b)
+        if math.isfinite(x) and not math.isfinite(y):
+            return 1.0
+        change = abs(y - x) / max(abs(x), 1.0)
+        largest = max(largest, change) if math.isfinite(change) else largest
+    return largest / (1.0 + largest)
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,8 @@ _WITH_DATA = ("choice", "permutation", "shuffle", "permuted")
 _UNWRAPPED = ("bit_generator",)
 #: Randomness the recorder cannot see: the certificate says so.
 NOT_RECORDED = (
-    "randomness the audit does not record (names bound at the program's import, scikit-learn's own draws, torch) -- a "
-    "replay that differs from its record on D says so"
+    "randomness the audit does not record (names bound at the program's import, scikit-learn's own draws, torch, "
+    "draws in compiled code such as PyDP's under pipeline-dp) -- a replay that differs from its record on D says so"
 )
 
 
@@ -75,6 +75,11 @@ class Divergence(BaseException):
         self.index, self.recorded, self.replayed = index, recorded, replayed
         #: where the same primitive was called with other numeric parameters: how far they moved (:func:`moved`)
         self.moved = moved
+
+    def __reduce__(self) -> tuple:
+        """Its arguments, not its message: an exception is pickled as ``(class, args)``, and ``args`` holds the
+        message alone, so a Divergence raised in the sandbox's child could not be rebuilt in the parent."""
+        return (type(self), (self.index, self.recorded, self.replayed, self.moved))
 
 
 def moved(expected: dict, given: dict) -> float:
@@ -401,7 +406,7 @@ class RecordingGenerator(np.random.Generator):
             tape.next_call(call)
         index = call.noise
         if np.ndim(a) == 0 and np.issubdtype(np.asarray(a).dtype, np.integer):
-            return index if size is not None else int(index)
+            return copied(index) if size is not None else int(index)
         return np.take(np.asarray(a), index, axis=axis)
 
     def permutation(self, x, axis=0):  # type: ignore[override]
@@ -416,7 +421,7 @@ class RecordingGenerator(np.random.Generator):
             tape.keep(call)
         else:
             tape.next_call(call)
-        return call.noise if np.ndim(x) == 0 else np.take(np.asarray(x), call.noise, axis=axis)
+        return copied(call.noise) if np.ndim(x) == 0 else np.take(np.asarray(x), call.noise, axis=axis)
 
     def shuffle(self, x, axis=0):  # type: ignore[override]
         if self._tape.depth:  # numpy's permutation shuffles through this method: its own draw, not a call
@@ -445,11 +450,14 @@ def _generic(name: str) -> Callable:
         if tape.recording:
             with tape.inside():
                 output = base(self, *args, **kwargs)
-            call.noise, call.shape = output, np.shape(output)
+            # the record keeps its own copy and each run gets one: a program may change its draws in place
+            # (SmartNoise's inverse-CDF Laplace writes its noise over its uniform draws), and the same recorded
+            # array handed to every replay would then reach the next one changed
+            call.noise, call.shape = copied(output), np.shape(output)
             tape.keep(call)
             return output
         tape.next_call(call)
-        return call.noise
+        return copied(call.noise)
 
     method.__name__ = name
     method.__doc__ = base.__doc__

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -158,17 +159,29 @@ class Session:
         """The program on ``data`` with the generator on ``tape`` (recording or replaying); its release encoded after
         the call (a release the codec refuses is the user's input error, exit 2, not a fault of the call).  A run
         that imported a library the session had not wrapped (an import in the program's body) drew its noise
-        unwrapped: the library is wrapped and the run made again on its tape, restarted."""
+        unwrapped: the library is wrapped and the run made again on its tape, restarted.  So is a run that imported
+        any module: what a module draws while it is first imported (a library sampling its constants at import)
+        is drawn once in a process, not once a release, and would stand first on the record and on no replay (the
+        replay on D diverging at its first call); the run after it draws the release's noise alone.  Sound: the
+        import's draws do not depend on the data, and the record, its replays and the black box's releases all
+        run with the modules imported, their state fixed (a guarantee that holds at each fixed state holds for
+        their mixture)."""
+        modules = len(sys.modules)
         try:
             done = self._once(data, tape)
         except (Exception, Divergence):
-            if not self.libraries.wrap_new():
+            if not self._again(modules):
                 raise
         else:
-            if not self.libraries.wrap_new():
+            if not self._again(modules):
                 return done
         tape.restart()
         return self._once(data, tape)
+
+    def _again(self, modules: int) -> bool:
+        """Whether the run just made is made again: a library newly wrapped, or a module imported during it."""
+        wrapped = self.libraries.wrap_new()  # called whatever the count says: it wraps the new library
+        return wrapped or len(sys.modules) > modules
 
     def _once(self, data: Any, tape: Tape) -> Run:
         self.tape = tape
