@@ -14,6 +14,18 @@
   takes its classes from the labels (``np.unique(y)``, through scikit-learn's ``fit``): the class domain is read from
   the data, the bug class dp-recorder's ``test_domain_inference`` maps to diffprivlib (Cebere et al., PETS 2026);
   not fixed as of 0.6.6.
+* :func:`covariance`: SmartNoise synth's ``DPcovariance`` (``snsynth.models.dp_covariance``, the covariance method
+  behind its ``DPLinearRegression``), called as its own test calls it: bounds per column, ``global_eps``, then
+  ``release``.  Its ``release`` clips a copy of the data to the bounds (``censor_data``) and then computes the
+  covariance of the data it was given, not of the clipped copy, with noise calibrated to the bounds
+  (``2/n · range_i · range_j``): SmartNoise SDK issue #622 (Cebere et al., PETS 2026), fixed in smartnoise-synth
+  1.0.6 (pull request #624: ``covar(new_data.values.T, ...)``).  Its noise is Laplace by the inverse CDF of
+  ``np.random.uniform`` (numpy's global state).
+* :func:`spending`: pipeline-dp's count and sum per partition on its local backend (its README's
+  ``DPEngine.aggregate``).  Its noise is drawn by PyDP (python-dp), in compiled code: Google's differential-privacy
+  library's ``SecureURBG``, filled by ``RAND_bytes`` -- a source the recorder does not see.  Its sum clips each
+  value with ``np.clip`` (``SumCombiner``), which passes NaN: a record whose value is NaN makes its partition's sum
+  NaN (found by this audit; no issue known).  :func:`spending_finite` maps NaN and ±inf into [0, 1] first.
 """
 
 from __future__ import annotations
@@ -63,3 +75,52 @@ def naive_bayes(data, rng):
         warnings.simplefilter("ignore")
         model = GaussianNB(epsilon=1.0, bounds=(0.0, 1.0)).fit(x, labels)
     return [str(c) for c in model.classes_], model.theta_.ravel().tolist()
+
+
+def covariance(data, rng):
+    """SmartNoise synth's ``DPcovariance`` of ``x`` and ``y`` (both in [0, 1]), ε = 1: the lower triangle of the
+    covariance matrix."""
+    import pandas as pd
+    from snsynth.models.dp_covariance import DPcovariance
+
+    bounds = pd.DataFrame({"x": [0.0, 1.0], "y": [0.0, 1.0]})
+    model = DPcovariance(n=len(data), cols=["x", "y"], rng=bounds, global_eps=1.0)
+    return [float(v) for v in model.release(data[["x", "y"]].astype(float))]
+
+
+def spending(data, rng):
+    """pipeline-dp's ``DPEngine`` on its ``LocalBackend``, as its README aggregates: the count and the sum of
+    ``spent`` (in [0, 1]) per ``day`` (public partitions), one record a person, Laplace noise, ε = 1 for one person
+    added or removed."""
+    return _aggregated(data["day"].astype(str), data["spent"].astype(float))
+
+
+def spending_finite(data, rng):
+    """:func:`spending` with NaN and ±inf mapped into [0, 1] first (pipeline-dp clips with ``np.clip``, which passes
+    NaN)."""
+    spent = np.nan_to_num(data["spent"].to_numpy(dtype=float), nan=0.0, posinf=1.0, neginf=0.0)
+    return _aggregated(data["day"].astype(str), spent)
+
+
+def _aggregated(days, spent):
+    import pipeline_dp
+
+    rows = list(zip(range(len(days)), days, spent))
+    accountant = pipeline_dp.NaiveBudgetAccountant(total_epsilon=1.0, total_delta=0.0)
+    engine = pipeline_dp.DPEngine(accountant, pipeline_dp.LocalBackend())
+    params = pipeline_dp.AggregateParams(
+        noise_kind=pipeline_dp.NoiseKind.LAPLACE,
+        metrics=[pipeline_dp.Metrics.COUNT, pipeline_dp.Metrics.SUM],
+        max_partitions_contributed=1,
+        max_contributions_per_partition=1,
+        min_value=0.0,
+        max_value=1.0,
+    )
+    extractors = pipeline_dp.DataExtractors(
+        privacy_id_extractor=lambda row: row[0],
+        partition_extractor=lambda row: row[1],
+        value_extractor=lambda row: row[2],
+    )
+    result = engine.aggregate(rows, params, extractors, public_partitions=["mon", "tue", "wed"])
+    accountant.compute_budgets()
+    return [value for _, metrics in sorted(result) for value in (metrics.count, metrics.sum)]

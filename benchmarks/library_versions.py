@@ -1,5 +1,6 @@
 """Known privacy bugs of released library versions, audited by ``pdp-audit program`` at the version that has the bug
-and at the versions that fixed it (the table of docs/how-to/library-pipelines.md).
+and at the versions that fixed it, and library pipelines with no bug known (the table of
+docs/how-to/library-pipelines.md).
 
 Each version gets an environment of its own under ``--venvs`` (made once: ``python -m venv``, then ``pip install``
 of the pinned library, its era's numpy and pandas where it needs them, and an editable install of this checkout); a
@@ -8,12 +9,15 @@ as the libraries document them, undecorated, with no pair given::
 
     python benchmarks/library_versions.py --venvs /tmp/pdp-library-venvs > benchmarks/library_versions.jsonl
 
-A bug is audited at the default law (``as-implemented``); a fixed version at ``--law ideal`` (not refuted is the
-expectation: exit 0 or 3).  A fix not yet released (diffprivlib's pull request #110) is audited on a copy of the
-installed package with the fix applied, put first on the path.  One JSON line per version: "benchmark", "library",
-"version", "pipeline", "bug" (whether this version has it), "patch" (the unreleased fix applied, or null), "law",
-"exit", "verdict", "witnesses" (each refuting check's witness), "pvalue" (the black box's, where it ran), "seconds"
-(the whole command), "trials", "machine", "cores", "load_1min_before", "load_1min", "date"."""
+A bug is audited at the default law (``as-implemented``); a fixed version, or a pipeline with no bug known, at
+``--law ideal`` (not refuted is the expectation: exit 0 or 3); under replace-one, or add-remove where the library's
+own guarantee is about one person added or removed (pipeline-dp's).  A fix not yet released (diffprivlib's pull
+request #110), or a later release's change that lets an older version import at all (SmartNoise synth 1.0.6's
+scikit-learn import, for 1.0.5), is audited on a copy of the installed package with the change applied, put first
+on the path.  One JSON line per version: "benchmark", "library", "version", "pipeline", "bug" (whether this version
+has it), "patch" (the change applied, or null), "law", "exit", "verdict", "witnesses" (each refuting check's
+witness), "pvalue" (the black box's, where it ran), "seconds" (the whole command), "trials", "machine", "cores",
+"load_1min_before", "load_1min", "date"."""
 
 from __future__ import annotations
 
@@ -35,13 +39,27 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SMOKERS = {"smoker": [1, 0, 1, 1, 0, 0]}
 LABELS = {"x": [0.1, 0.2, 0.3, 0.8, 0.6, 0.9, 0.4, 0.7], "label": ["a", "a", "b", "b", "a", "c", "b", "a"]}
+SPENDING = {"day": ["mon", "tue", "wed", "mon", "tue", "mon"], "spent": [0.2, 0.5, 0.9, 0.4, 0.1, 0.7]}
 SLOPES = {"x": [0.1, 0.05, 0.15, 0.1, 0.2, 0.05, 0.1, 0.15], "y": [0.2, 0.1, 0.3, 0.1, 0.3, 0.2, 0.2, 0.1]}
 LN_3_UP = "1.0987"  # ln 3 = 1.09861…, rounded up: OpenDP's claim for one answer changed
 
 
 @dataclass(frozen=True)
+class Patch:
+    """A change to one file of the installed package, applied on a copy put first on the path: a fix not released,
+    or a release's own later change that lets an older version import at all (``name`` says which)."""
+
+    name: str
+    file: str  # in the package
+    text: str
+    replacement: str
+
+
+@dataclass(frozen=True)
 class Version:
-    """One released version of a library, the pipeline that shows its bug, and whether this version has it."""
+    """One released version of a library, the pipeline that shows its bug, and whether this version has it.
+    ``module`` is the package's import name where it is not the distribution's; ``no_deps`` installs the library
+    without its declared dependencies (``pins`` then name what its pipeline imports)."""
 
     library: str
     version: str
@@ -51,15 +69,31 @@ class Version:
     data: dict
     claim: str
     bounds: str
-    patch: tuple[str, str, str] | None = None  # (file in the package, text, its replacement): a fix not released
+    patch: Patch | None = None
+    module: str | None = None
+    no_deps: bool = False
+    neighbours: str = "replace-one"
 
 
 #: diffprivlib issue #105's fix as its pull request #110 proposes it (not released as of 0.6.6)
-PR_110 = (
+PR_110 = Patch(
+    "diffprivlib pull request #110",
     "models/linear_regression.py",
     "np.abs([bounds_X[0][i], bounds_X[0][i]])",
     "np.abs([bounds_X[0][i], bounds_X[1][i]])",
 )
+#: SmartNoise synth 1.0.5's ``snsynth.models`` imports ``sklearn.linear_model.base``, gone since scikit-learn 0.24
+#: (no wheel for Python 3.11): 1.0.6's import, the one other line 1.0.6 changed, lets 1.0.5 import at all.  It does
+#: not touch ``DPcovariance``, whose bug 1.0.5 keeps.
+SNSYNTH_IMPORT = Patch(
+    "smartnoise-synth 1.0.6's scikit-learn import (no privacy change)",
+    "models/linear_regression.py",
+    "from sklearn.linear_model.base import LinearModel",
+    "from sklearn.linear_model._base import LinearModel",
+)
+#: What SmartNoise synth's package imports (``snsynth/__init__``: smartnoise-sql, Faker; ``snsynth.models``:
+#: scikit-learn); its torch, Opacus and pac-synth are the synthesizers' and are not installed (gigabytes).
+SNSYNTH_PINS = ("smartnoise-sql>=1.0.5", "Faker", "scikit-learn")
 
 
 VERSIONS: tuple[Version, ...] = (
@@ -69,6 +103,56 @@ VERSIONS: tuple[Version, ...] = (
     Version("diffprivlib", "0.6.6", ("scikit-learn<1.8",), "regression", True, SLOPES, "1", "0,1"),
     Version("diffprivlib", "0.6.6", ("scikit-learn<1.8",), "regression", False, SLOPES, "1", "0,1", PR_110),
     Version("diffprivlib", "0.6.6", ("scikit-learn<1.8",), "naive_bayes", True, LABELS, "1", "x=0,1;label={a,b,c}"),
+    Version(
+        "smartnoise-synth",
+        "1.0.5",
+        SNSYNTH_PINS,
+        "covariance",
+        True,
+        SLOPES,
+        "1",
+        "0,1",
+        SNSYNTH_IMPORT,
+        "snsynth",
+        no_deps=True,
+    ),
+    Version(
+        "smartnoise-synth",
+        "1.0.6",
+        SNSYNTH_PINS,
+        "covariance",
+        False,
+        SLOPES,
+        "1",
+        "0,1",
+        None,
+        "snsynth",
+        no_deps=True,
+    ),
+    Version(
+        "pipeline-dp",
+        "0.3.1",
+        (),
+        "spending",
+        True,
+        SPENDING,
+        "1",
+        "day={mon,tue,wed};spent=0,1",
+        module="pipeline_dp",
+        neighbours="add-remove",
+    ),
+    Version(
+        "pipeline-dp",
+        "0.3.1",
+        (),
+        "spending_finite",
+        False,
+        SPENDING,
+        "1",
+        "day={mon,tue,wed};spent=0,1",
+        module="pipeline_dp",
+        neighbours="add-remove",
+    ),
 )
 
 
@@ -77,8 +161,13 @@ def environment(version: Version, venvs: Path) -> Path | None:
     venv = venvs / f"{version.library}-{version.version}"
     if not (venv / "bin" / "pdp-audit").exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        pins = [f"{version.library}=={version.version}", *version.pins, "-e", str(ROOT)]
-        done = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", *pins], capture_output=True, text=True)
+        pip = [str(venv / "bin" / "pip"), "install", "-q"]
+        library = f"{version.library}=={version.version}"
+        first = [*pip, "--no-deps", library] if version.no_deps else None
+        done = subprocess.run(first, capture_output=True, text=True) if first else None
+        if done is None or done.returncode == 0:
+            rest = [*version.pins, "-e", str(ROOT)] if version.no_deps else [library, *version.pins, "-e", str(ROOT)]
+            done = subprocess.run([*pip, *rest], capture_output=True, text=True)
         if done.returncode != 0:
             last = done.stderr.strip().splitlines()[-1:] or ["no message"]
             print(f"skipped {version.library} {version.version}: pip install failed: {last[0]}", file=sys.stderr)
@@ -91,13 +180,14 @@ def patched(version: Version, venv: Path, workdir: Path) -> list[str]:
     (none where the version has no patch)."""
     if version.patch is None:
         return []
-    where = [str(venv / "bin" / "python"), "-c", f"import {version.library}; print({version.library}.__file__)"]
+    module = version.module or version.library
+    where = [str(venv / "bin" / "python"), "-c", f"import {module}; print({module}.__file__)"]
     installed = Path(subprocess.run(where, capture_output=True, text=True, check=True).stdout.strip()).parent
     folder = workdir / "patched"
     shutil.rmtree(folder, ignore_errors=True)
-    shutil.copytree(installed, folder / version.library)
-    file, text, replacement = version.patch
-    source = folder / version.library / file
+    shutil.copytree(installed, folder / module)
+    file, text, replacement = version.patch.file, version.patch.text, version.patch.replacement
+    source = folder / module / file
     code = source.read_text(encoding="utf-8")
     if text not in code:
         raise SystemExit(f"{version.library} {version.version}: {file} does not hold {text!r}")
@@ -115,7 +205,7 @@ def audit(version: Version, venv: Path, trials: int, workdir: Path) -> dict:
     law = "as-implemented" if version.bug else "ideal"
     command = [
         str(venv / "bin" / "pdp-audit"), "program", f"library_pipelines:{version.pipeline}", "--data", str(data),
-        "--bounds", version.bounds, "--neighbours", "replace-one", "--claim-epsilon", version.claim,
+        "--bounds", version.bounds, "--neighbours", version.neighbours, "--claim-epsilon", version.claim,
         "--claim-delta", "0", "--trials", str(trials), "--seed", "0", "--report", "none", "--law", law,
         "--json", str(out),
     ]  # fmt: skip
@@ -153,7 +243,7 @@ def main() -> None:
                 "version": version.version,
                 "pipeline": version.pipeline,
                 "bug": version.bug,
-                "patch": None if version.patch is None else "diffprivlib pull request #110",
+                "patch": None if version.patch is None else version.patch.name,
                 **result,
                 "trials": args.trials,
                 "machine": platform.node(),
