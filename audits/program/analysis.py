@@ -217,7 +217,7 @@ def _steps(
     the known steps they go."""
     c = result.comparison
     carried, known, unaccounted = [], [], []
-    for j in _stepped(c, found).tolist():
+    for j in _stepped(c, found):
         element, shift, source = found.elements[j], float(c.shifts[j]), c.source[j]
         if source == "landing":
             label = f"{recorded.calls[element.call].kind}[{element.index}] read through a rounding"
@@ -269,11 +269,19 @@ def _steps(
     return carried, known, unaccounted, at
 
 
-def _stepped(c: comparison.Comparison, found: trace.Probe) -> np.ndarray:
+def _stepped(c: comparison.Comparison, found: trace.Probe) -> list[int]:
     """The elements :func:`_steps` reads one by one: all but those read as unmoved (shift 0, read from the release
     or a location, not exactly moved), which :func:`.exact_shifts.unmoved` composes per call -- found in numpy (a
-    histogram's neighbour moves two of its bins)."""
+    histogram's neighbour moves two of its bins), or for a few elements in Python, the same tests one by one (a
+    shift that is not 0, NaN included; a source "none" or "landing"; an OpenDP law; an exact shift that is not 0)."""
     n = min(len(found.elements), c.shifts.size, len(c.source))
+    if n <= trace.SMALL_RELEASE:  # numpy's fixed cost per call exceeds the loop's
+        shifts, law = c.shifts[:n].tolist(), found.columns().law[:n].tolist()
+        return [
+            j
+            for j in range(n)
+            if shifts[j] != 0 or c.source[j] in ("none", "landing") or law[j] == "opendp" or c.exact.get(j)
+        ]
     needed = c.shifts[:n] != 0  # NaN too: it compares unequal, silently
     source = c.source[:n]
     if "none" in source or "landing" in source:  # a list, scanned in C: most pairs read every element off the release
@@ -283,7 +291,7 @@ def _stepped(c: comparison.Comparison, found: trace.Probe) -> np.ndarray:
     exact = [j for j, d in c.exact.items() if d and j < n]
     if exact:
         needed[exact] = True
-    return np.flatnonzero(needed)
+    return np.flatnonzero(needed).tolist()
 
 
 #: The step of a location family's element, by its law (numpy's float samplers: porous).

@@ -90,7 +90,7 @@ def unmoved(
     and only those on their sources and laws (object arrays): most pairs have none left by then (a noisy sum's one
     element moved; every element of a pair read exactly)."""
     n = min(len(found.elements), comparison.shifts.size, len(comparison.source))
-    if not n:
+    if not n or (n <= trace.SMALL_RELEASE and not _any_unmoved(comparison, n)):
         return []
     e = comparison.bounds[:n]
     if e.size < n:
@@ -128,6 +128,14 @@ def unmoved(
         label = f"{kept.size + unbounded} element(s) of call {call} read as unmoved"
         out.append(laws[columns.law[at[start]]](call=call, label=label, mu=0.0, within=(Fraction(0), high)))
     return out
+
+
+def _any_unmoved(comparison: Comparison, n: int) -> bool:
+    """Whether some of the first ``n`` elements is read as unmoved but not exactly so -- :func:`unmoved`'s first
+    choice, made in Python for a few elements (numpy's fixed cost per call exceeds the loop's): shift 0, a bound
+    that is not 0 (∞ where none is read; NaN compares unequal), no exact shift."""
+    shifts, bounds, exact = comparison.shifts[:n].tolist(), comparison.bounds[:n].tolist(), comparison.exact
+    return any(shifts[j] == 0 and (j >= len(bounds) or bounds[j] != 0) and j not in exact for j in range(n))
 
 
 #: Elements read one at a time, at most, where setting every element's noise to 0 at once moved the program's path
