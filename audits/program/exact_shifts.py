@@ -38,6 +38,7 @@ keeps its proven interval, and a composition within it stays undecided.
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Mapping
@@ -174,12 +175,17 @@ def read(session: trace.Session | Callable, data: tuple[Any, Any], shared: Share
     if c.replayed is None or not found.elements or c.structure_differs:
         return
     elements = found.carrier[shared.units]
-    source = np.asarray(c.source, dtype=object)
-    readable = np.zeros(len(found.elements), dtype=bool)  # a mask: np.unique of 10⁵ elements costs more
-    readable[elements[(source[elements] == "release") | (source[elements] == THROUGH)]] = True
     exact = _read_with(session, data, shared, c, np.ones(len(found.elements), dtype=bool))
-    readable[np.fromiter(exact, dtype=np.int64, count=len(exact))] = False
-    for j in np.flatnonzero(readable)[:MOST_SINGLE].tolist():
+    if elements.size <= trace.SMALL_RELEASE:  # in Python: the same elements, in the same (ascending) order
+        unread = {j for j in elements.tolist() if c.source[j] in ("release", THROUGH) and j not in exact}
+        singles = sorted(unread)[:MOST_SINGLE]
+    else:
+        source = np.asarray(c.source, dtype=object)
+        readable = np.zeros(len(found.elements), dtype=bool)  # a mask: np.unique of 10⁵ elements costs more
+        readable[elements[(source[elements] == "release") | (source[elements] == THROUGH)]] = True
+        readable[np.fromiter(exact, dtype=np.int64, count=len(exact))] = False
+        singles = np.flatnonzero(readable)[:MOST_SINGLE].tolist()
+    for j in singles:
         alone = np.zeros(len(found.elements), dtype=bool)
         alone[j] = True
         exact.update({k: d for k, d in _read_with(session, data, shared, c, alone).items() if k == j})
@@ -226,6 +232,8 @@ def _read_with(
             return {}
         values.append(numbers)
     at = shared.units
+    if at.size <= trace.SMALL_RELEASE and len(values) == 2:
+        return _read_few(shared, c, zeroed, values)
     j = found.carrier[at]
     x, x_prime = values[0][at], values[1][at]
     with np.errstate(all="ignore"):
@@ -240,6 +248,41 @@ def _read_with(
             shown |= ~released & (source[j] == THROUGH) & side
     shown &= kept
     return _differences(j[shown], x[shown], x_prime[shown])
+
+
+def _read_few(shared: Shared, c: Comparison, zeroed: np.ndarray, values: list[np.ndarray]) -> dict[int, Fraction]:
+    """:func:`_read_with`'s reading of D's and D′'s replays with the noise at 0 (``values``; none through a
+    post-processing) for a few coordinates, in Python, coordinate by coordinate: the same tests (x and x′ finite,
+    element zeroed, source "release" and not unread, one float addition giving the recorded coordinates bit for bit:
+    the same doubles, their bits compared as ``struct`` packs them), the same differences in the same order."""
+    at = shared.units.tolist()
+    carrier, zero, eta = shared.found.carrier.tolist(), zeroed.tolist(), shared.eta.tolist()
+    x, x_prime = values[0].tolist(), values[1].tolist()
+    on_d, on_d_prime = shared.recorded.numbers.tolist(), c.replayed.numbers.tolist() if c.replayed else []
+    unread = set(c.unread)
+    shown = [
+        (carrier[i], x[i], x_prime[i])
+        for i in at
+        if zero[carrier[i]]
+        and math.isfinite(x[i])
+        and math.isfinite(x_prime[i])
+        and c.source[carrier[i]] == "release"
+        and i not in unread
+        and _BITS(x[i] + eta[carrier[i]]) == _BITS(on_d[i])
+        and _BITS(x_prime[i] + eta[carrier[i]]) == _BITS(on_d_prime[i])
+    ]
+    out: dict[int, Fraction] = dict.fromkeys((j for j, a, b in shown if b == a), ZERO)  # unmoved first, as there
+    conflicted: set[int] = set()
+    for j, a, b in shown:
+        if b != a:
+            d = Fraction(b) - Fraction(a)
+            if out.setdefault(j, d) != d:
+                conflicted.add(j)
+    return {j: d for j, d in out.items() if j not in conflicted} if conflicted else out
+
+
+#: A double's bits (what :func:`_same` compares, for one number).
+_BITS = struct.Struct("<d").pack
 
 
 def _replayed_at(
