@@ -149,7 +149,10 @@ def _read_values(
     shifts and their sources, "value" where read; ``exact``: the shift in rationals, each location exact), a call's
     elements at once."""
     shifts, source = read
+    listed = source.tolist() if source.size <= trace.SMALL_RELEASE else None  # a few: looked at in Python
     for call, start, stop, indices in found.grouped():
+        if listed is not None and "none" not in listed[start:stop]:  # every element read: nothing to read here
+            continue
         unread = np.flatnonzero(source[start:stop] == "none")
         if not unread.size:
             continue

@@ -33,6 +33,10 @@ def gamma(n: int) -> float:
     return n * UNIT_ROUNDOFF / (1 - n * UNIT_ROUNDOFF)
 
 
+#: γ_{K+8} of the bounds below (:data:`NOISE_OPERATIONS` + :data:`COMPARISON_OPERATIONS`): the same double each time.
+_BOUND = gamma(NOISE_OPERATIONS + COMPARISON_OPERATIONS)
+
+
 def response_bound(shifted: np.ndarray, base: np.ndarray, response: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """A proven bound on |Δ̂ − a·s|: the rounding error of a coordinate's computed response Δ̂ = fl(R̂(η + s) −
     R̂(η)) to a shift s of its noise element (``shifted`` R̂(η + s), ``base`` R̂(η), ``weight`` |a|·(|loc| + |η| +
@@ -79,7 +83,7 @@ def shift_bound_of_floats(
     operation is correctly rounded in Python as in numpy), and a division by 0, which Python refuses, read as numpy
     reads it (±∞, NaN for 0/0)."""
     before, after = releases
-    g = gamma(NOISE_OPERATIONS + COMPARISON_OPERATIONS)
+    g = _BOUND  # gamma(NOISE_OPERATIONS + COMPARISON_OPERATIONS), made once
     numerator = g * (2 * weight + abs(before) + abs(after) + abs(after - before))
     magnitude = abs(coefficient)
     if magnitude:
