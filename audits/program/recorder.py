@@ -39,8 +39,8 @@ _WITH_DATA = ("choice", "permutation", "shuffle", "permuted")
 _UNWRAPPED = ("bit_generator",)
 #: Randomness the recorder cannot see: the certificate says so.
 NOT_RECORDED = (
-    "randomness the audit does not record (names bound at the program's import, scikit-learn's own draws, torch, "
-    "draws in compiled code such as PyDP's under pipeline-dp) -- a replay that differs from its record on D says so"
+    "randomness the audit does not record (names bound at import; draws of scikit-learn, torch, compiled code) -- "
+    "a replay that differs from its record on D says so"
 )
 
 
