@@ -228,6 +228,18 @@ def _mixture_pmf(values: np.ndarray, w: np.ndarray, first: int, p: float) -> tup
     return lo + a, z
 
 
+def _window_pmfs(sizes, probs, windows) -> list[np.ndarray]:
+    """Binomial(m_i, p_i)'s pmf on each window [lo_i, hi_i], from one scipy call over all the windows: the pmf is
+    computed element by element, so each value is the one a call per window gives (scipy's per-call overhead is
+    most of the time of these small windows)."""
+    ks = [np.arange(lo, hi + 1) for lo, hi, _ in windows]
+    lengths = [k.size for k in ks]
+    values = _stats().binom.pmf(
+        np.concatenate([np.zeros(0, dtype=int), *ks]), np.repeat(sizes, lengths), np.repeat(probs, lengths)
+    )
+    return np.split(values, np.cumsum(lengths)[:-1])
+
+
 def ramp_tail_bound(t: int, sizes, weights, logit_pi: float, mean_j: float) -> float:
     """An upper bound on log P(S ≥ t) for S = w_0 Z + Σ_{i≥1} w_i X_i, X_i ~ Binomial(m_i, π), Z = J + Binomial(
     m_0 − J, π) with J ~ Poisson(c) (J > m_0: the bound counts that event as S ≥ t), all independent.
@@ -281,10 +293,10 @@ def ramp_tail_bound(t: int, sizes, weights, logit_pi: float, mean_j: float) -> f
     z_lo, z_pmf = _mixture_pmf(values, w, first, float(special.expit(logit_pi + theta * w0)))
     outside = max(0.0, 1.0 - float(np.sum(z_pmf))) + 1e-15
     arrays, offset = [_lattice_pmf(z_pmf, w0)], w0 * z_lo
-    for m, wi in zip(rest_m, rest_w):
-        p = float(special.expit(logit_pi + theta * wi))
-        lo, hi, out = _binomial_window(int(m), p)
-        arrays.append(_lattice_pmf(_stats().binom.pmf(np.arange(lo, hi + 1), m, p), int(wi)))
+    probs = [float(special.expit(logit_pi + theta * wi)) for wi in rest_w]
+    windows = [_binomial_window(int(m), p) for m, p in zip(rest_m, probs)]
+    for wi, pmf_i, (lo, _, out) in zip(rest_w, _window_pmfs(rest_m, probs, windows), windows):
+        arrays.append(_lattice_pmf(pmf_i, int(wi)))
         outside += out
         offset += int(wi) * lo
     length = sum(a.size - 1 for a in arrays) + 1
