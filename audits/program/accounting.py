@@ -576,7 +576,21 @@ def _composed(steps: list[Step], epsilon: float, budget: Fraction) -> Composed:
     laplaces = [s for s in steps if isinstance(s, Laplace)]
     if len(laplaces) == len(steps) <= 2:
         return _laplace(laplaces, pure, budget)
-    return _choices(steps, pure, budget) or _on_the_grid(steps, pure, epsilon, budget)
+    closed = _choices(steps, pure, budget) or _one_sided(steps, pure, budget)
+    return closed or _on_the_grid(steps, pure, epsilon, budget)
+
+
+def _one_sided(steps: list[Step], pure: float, budget: Fraction) -> Composed | None:
+    """Where a choice has an outcome one world never draws (its loss is infinite: the grid cannot hold its mass at
+    ±∞), the lower bound of the choices alone in closed form -- the release of a part of a composition is a
+    post-processing of the whole's, so its δ(ε) is at most the whole's -- and the trivial upper bound 1; None
+    where no choice is one-sided.  *Sound for*: what :func:`_choices` is sound for, on the choices alone."""
+    choices = [s for s in steps if isinstance(s, Discrete)]
+    if not any(math.isinf(s.pure_epsilon()) for s in choices):
+        return None
+    alone = _choices(list[Step](choices), sum(s.pure_epsilon() for s in choices), budget)
+    low = 0.0 if alone is None else alone.low
+    return Composed(low, 1.0, pure, "a choice with an outcome one side never draws: its choices alone, a lower bound")
 
 
 def _laplace(steps: list[Laplace], pure: float, budget: Fraction) -> Composed:
