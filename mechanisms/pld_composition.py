@@ -49,14 +49,14 @@ from typing import Callable, Hashable
 import numpy as np
 from scipy import fft, optimize
 
+from pdp_audit.mechanisms.rounding import UNIT_ROUNDOFF, gamma
+
 #: Probability of the Hoeffding event each bound gives up (added to the upper bound, taken from the lower).
 ETA = 1e-15
 #: Mass per side left outside the per-step grid of an unbounded loss.
 TAIL_MASS = 1e-30
 #: Mass per side a partial sum's window leaves out (moved to ±∞ or to the window's ends, as the bound allows).
 CUT_MASS = 1e-14
-#: The unit round-off of binary64, u = 2⁻⁵³.
-UNIT_ROUNDOFF = 2.0**-53
 #: The error taken for a step law's CDF values, in units of their last place: scipy's special functions and numpy's
 #: exp are accurate to a few (an assumption, not a proof: module notes).
 CDF_ULPS = 16
@@ -103,7 +103,7 @@ class GridLaw:
         first = max(0, int(math.floor(epsilon / self.h)) - self.start)
         k = max(self.pmf.size - first, 0) + 2
         mass = 1.0 + self.roundoff
-        return self.roundoff + (_gamma(k) + 4 * UNIT_ROUNDOFF) * mass * (1 + 4 * UNIT_ROUNDOFF)
+        return self.roundoff + (gamma(k) + 4 * UNIT_ROUNDOFF) * mass * (1 + 4 * UNIT_ROUNDOFF)
 
     @cached_property
     def _values(self) -> np.ndarray:
@@ -175,8 +175,8 @@ def _step_roundoff(below: np.ndarray, above: np.ndarray, mass: np.ndarray, tails
     ``frac`` within 2u relative); the tails are CDF values (CDF_ULPS·u of them)."""
     u = UNIT_ROUNDOFF
     ends = np.where(below[1:] < 0.5, below[1:] + below[:-1], above[:-1] + above[1:])
-    total = float(ends.sum()) * (1 + _gamma(ends.size))  # the sum's own rounding
-    spread = float(mass.sum()) * (1 + _gamma(mass.size))
+    total = float(ends.sum()) * (1 + gamma(ends.size))  # the sum's own rounding
+    spread = float(mass.sum()) * (1 + gamma(mass.size))
     return CDF_ULPS * u * total + 6 * u * spread + CDF_ULPS * u * tails * (1 + u)
 
 
@@ -192,7 +192,7 @@ def _cut(law: GridLaw, lo: float, hi: float, pessimistic: bool) -> GridLaw:
     # result: the end's mass, or ``infinity``, plus the sum)
     u = UNIT_ROUNDOFF
     ends = float(pmf[0]) + float(pmf[-1]) + law.infinity
-    roundoff = law.roundoff + (_gamma(law.pmf.size) * (low + high) + u * (ends + low + high)) * (1 + 4 * u)
+    roundoff = law.roundoff + (gamma(law.pmf.size) * (low + high) + u * (ends + low + high)) * (1 + 4 * u)
     if pessimistic:
         pmf[0] += low
         return GridLaw(law.h, law.start + first, pmf, law.infinity + high, roundoff)
@@ -235,19 +235,14 @@ def fft_roundoff(x: np.ndarray, y: np.ndarray) -> float:
     n = fft.next_fast_len(kept, real=True)
     stages = math.ceil(math.log2(n))
     mu = 2 * u
-    eta = 4 * (mu + _gamma(4) * (math.sqrt(2) + mu))
+    eta = 4 * (mu + gamma(4) * (math.sqrt(2) + mu))
     tau = stages * eta / (1 - stages * eta)
-    x2, y2 = (math.sqrt(float(v @ v)) * (1 + 2 * _gamma(v.size + 1)) for v in (x, y))
+    x2, y2 = (math.sqrt(float(v @ v)) * (1 + 2 * gamma(v.size + 1)) for v in (x, y))
     x1 = y1 = 1 + 1e-3
-    carried = (1 + _gamma(4)) * (1 + tau) * (1 + u)
+    carried = (1 + gamma(4)) * (1 + tau) * (1 + u)
     product = tau * (x2 * y1 + x1 * y2) + tau * tau * math.sqrt(n) * x2 * y2
     l2 = (carried - 1) * min(x2 * y1, x1 * y2) + carried * product
     return math.sqrt(kept) * l2 * (1 + 4 * u)
-
-
-def _gamma(k: int) -> float:
-    """γ_k = ku/(1 − ku) (Higham 2002, Lemma 3.1): the relative error bound of k roundings."""
-    return k * UNIT_ROUNDOFF / (1 - k * UNIT_ROUNDOFF)
 
 
 def _convolve(a: GridLaw, b: GridLaw) -> GridLaw:

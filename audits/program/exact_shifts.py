@@ -48,8 +48,8 @@ import numpy as np
 from pdp_audit.audits.program import accounting, trace
 from pdp_audit.audits.program.comparison import Comparison
 from pdp_audit.audits.program.recorder import Divergence
-from pdp_audit.audits.program.replay_bounds import gamma
 from pdp_audit.audits.program.through import THROUGH
+from pdp_audit.mechanisms.rounding import gamma
 from pdp_audit.verify.inputs import release_codec
 
 #: An interval of μ: exact rationals, its upper end None where no bound is proven.

@@ -16,9 +16,8 @@ from typing import Any
 
 import numpy as np
 
-#: float64's unit roundoff u = 2⁻⁵³: fl(x ∘ y) = (x ∘ y)(1 + θ) with |θ| ≤ u (Higham, *Accuracy and Stability of
-#: Numerical Algorithms*, 2nd ed. 2002, §2.2).
-UNIT_ROUNDOFF = 2.0**-53
+from pdp_audit.mechanisms.rounding import gamma
+
 #: Rounded operations from a noise element to a release coordinate in the model :func:`response_bound` is proven for:
 #: the replay's shift η + s, the call's location, and the program's own (a coefficient, a sum, a constant, a mean's
 #: division) -- a coordinate computed by more may read a rounding as a moved coefficient: a finding, never a pass.
@@ -26,11 +25,6 @@ NOISE_OPERATIONS = 16
 #: Rounded operations of the comparison itself: the response's subtraction, the two responses' difference, and the
 #: bound's own evaluation (a sum of at most four terms and two products).
 COMPARISON_OPERATIONS = 8
-
-
-def gamma(n: int) -> float:
-    """γ_n = nu/(1 − nu): |∏(1 + θ_k)^{±1} − 1| ≤ γ_n for n factors with |θ_k| ≤ u (Higham 2002, Lemma 3.1)."""
-    return n * UNIT_ROUNDOFF / (1 - n * UNIT_ROUNDOFF)
 
 
 #: γ_{K+8} of the bounds below (:data:`NOISE_OPERATIONS` + :data:`COMPARISON_OPERATIONS`): the same double each time.
