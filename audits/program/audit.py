@@ -16,7 +16,9 @@ Checks, one family at the run's α:
   spending, a sensitivity larger than the noise was calibrated for, a wrong neighbour relation); pass where every
   pair's upper composition is within the claim and nothing is unexplained; inconclusive otherwise;
 * beside the composition, each primitive without a law it knows (gumbel, logistic; float Laplace and Gaussian as
-  implemented) whose call shows its value, audited alone by the black box (:mod:`.isolated`), its verdict listed;
+  implemented) whose call shows its value, audited alone by the black box (:mod:`.isolated`), its verdict listed,
+  and its estimated loss composed with the exact steps of its pair, as an estimate that decides nothing
+  (:mod:`.estimated`);
 * ``program-confirm`` (statistical, only where a check did not pass): the black box's attack on the final
   release of the witness pair (``trials`` fresh releases per world), its p-value beside the structural finding --
   or, where by the exact law of the noise it carries the witness pair needs more releases than that, on the smaller
@@ -40,6 +42,7 @@ from pdp_audit.audits.program.analysis import Analysis, PairResult, analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.audits.program.confirmation import Run
 from pdp_audit.audits.program.decision import confirmation_law, decide, found, not_covered
+from pdp_audit.audits.program.estimated import estimated
 from pdp_audit.audits.program.isolated import Isolated
 from pdp_audit.audits.program.libraries import WRAPPERS
 from pdp_audit.audits.program.pages import review_page, shown_pair
@@ -132,7 +135,8 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
     except trace.ProgramFault as err:  # on D itself: every fault on a neighbour only is a finding of the analysis
         raise InputError(fault_on_d(name, err)) from None
     audits = [] if confirm is None else _isolated(analysis, config, confirm, (program, data))
-    evidence = decide(analysis, (epsilon, delta), config.law, audits)
+    estimate = estimated(analysis.pairs, audits, config.alpha)
+    evidence = decide(analysis, (epsilon, delta), config.law, audits, estimate)
     if confirm is not None and any(e.verdict != "pass" for e in evidence):
         evidence += _confirmations(analysis, (program, data), config, confirm, evidence)
     parameters = {**_parameters(config, analysis), "libraries": used_libraries(program, analysis)}

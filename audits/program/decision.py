@@ -23,6 +23,7 @@ from typing import Any
 
 from pdp_audit.audits.program.analysis import Analysis, PairResult
 from pdp_audit.audits.program.findings import Rescaled, Unshifted, rank
+from pdp_audit.audits.program.estimated import Estimated
 from pdp_audit.audits.program.isolated import Isolated, line
 from pdp_audit.audits.program.recorder import NOT_RECORDED, REPEATED
 from pdp_audit.audits.program.sources import UNREPLAYABLE, named
@@ -81,8 +82,16 @@ def confirmation_law(witness: PairResult, law: str) -> str:
     return "as-implemented" if law == "as-implemented" and rests else "ideal"
 
 
-def decide(analysis: Analysis, claim: tuple[float, float], law: str, isolated: list[Isolated]) -> list[Evidence]:
-    """The exact checks (module notes): ``program-record``, ``program-structure``, ``program-composition``."""
+def decide(
+    analysis: Analysis,
+    claim: tuple[float, float],
+    law: str,
+    isolated: list[Isolated],
+    estimate: Estimated | None = None,
+) -> list[Evidence]:
+    """The exact checks (module notes): ``program-record``, ``program-structure``, ``program-composition``;
+    ``estimate``: the primitives composed with the isolated ones' estimated losses (:mod:`.estimated`), said in the
+    composition's note and never deciding it."""
     epsilon, delta = claim
     worst = analysis.worst()
     details = {
@@ -93,7 +102,7 @@ def decide(analysis: Analysis, claim: tuple[float, float], law: str, isolated: l
     }
     composition = _composition(analysis, epsilon, delta, details, law)
     if isolated:
-        composition = _with_isolated(composition, isolated)
+        composition = _with_isolated(composition, isolated, estimate, claim)
     return [_record(analysis), _structure(analysis), composition]
 
 
@@ -257,10 +266,13 @@ def _open_reasons(
     return reasons
 
 
-def _with_isolated(composition: Evidence, audits: list[Isolated]) -> Evidence:
+def _with_isolated(
+    composition: Evidence, audits: list[Isolated], estimate: Estimated | None, claim: tuple[float, float]
+) -> Evidence:
     """The composition with its isolated primitives: a primitive refuted alone means the program is not certified
     on it (named first in the note); one not refuted leaves its part of the program not certified (no exact law
-    composes it), so the composition does not pass either way."""
+    composes it), so the composition does not pass either way.  The ``estimate`` of the primitives' composition with
+    the isolated ones' losses is said after them, as an estimate: it decides nothing (:mod:`.estimated`)."""
     refuted = [a for a in audits if a.refuted]
     named = ", ".join(a.named for a in (refuted or audits))
     lead = (
@@ -273,11 +285,12 @@ def _with_isolated(composition: Evidence, audits: list[Isolated]) -> Evidence:
         composition.spec,
         verdict="fail" if composition.verdict == "fail" else "inconclusive",
         estimate=composition.estimate,
-        note=f"{lead} {note} {line(audits)}",
+        note=f"{lead} {note} {line(audits)}" + ("" if estimate is None else f" {estimate.line(claim)}"),
         details={
             **composition.details,
             "isolated": [a.row() for a in audits],
             "not_certified": [a.named for a in audits],
+            **({} if estimate is None else {"estimated": estimate.row()}),
         },
     )
 

@@ -26,15 +26,17 @@ multiplied by a data-dependent weight) is not audited alone: the composition nam
 A refutation says that this primitive alone, on that pair, loses more than the claim allows the whole program; the
 program's release carries it, post-processed.  The verdicts are listed per primitive beside the composition, which
 does not pass where there are any: the program is not certified on a refuted primitive (named first), and a primitive
-not refuted leaves its part not certified, since no exact law composes it (what remains: their (ε, δ) lower bounds
-with their confidence composed with the exact steps, and the noise a call adds to a value it does not show where
-that noise does not land additively in the release).
+not refuted leaves its part not certified, since no exact law composes it.  Its losses as the black box bounds and
+estimates them are composed with the exact steps of its pair (:mod:`.estimated`): an estimate, said beside the
+verdict, deciding nothing.  Not audited alone: the noise a call adds to a value it does not show where that noise
+does not land additively in the release.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -44,8 +46,9 @@ from pdp_audit.audits.program.recorder import LOCATION_FAMILIES
 
 #: At most this many calls are audited in isolation (each costs one black-box run).
 MOST_CALLS = 2
-#: Fresh releases per world of an isolated audit, at most (the primitive alone is a vectorised numpy draw).
-ISOLATED_TRIALS = 10_000
+#: Fresh releases per world of an isolated audit, at most (the primitive alone is a vectorised numpy draw: the run's
+#: ``trials`` up to this many; its estimate (:mod:`.estimated`) sharpens with them)
+ISOLATED_TRIALS = 1_000_000
 #: The float noise laws whose real-valued law is exact but whose float implementation is porous.
 CONTINUOUS = ("laplace", "gaussian")
 
@@ -214,7 +217,8 @@ def primitive_pairs(primitive: Primitive) -> tuple[PrimitiveSampler, PrimitiveSa
 class Isolated:
     """A primitive's audit in isolation (:data:`Primitive`), read alone at the run's α: ``refuted`` where the black
     box's p-value is at most α (its test, not corrected for the run's other checks, which it does not join), its
-    ``pvalue``, its ε lower bound at 1 − α (None where not read) and the black box's own ``verdict`` (None: not run)."""
+    ``pvalue``, its ε lower bound at 1 − α (None where not read) and the black box's own ``verdict`` (None: not run);
+    ``bound``: its ε lower bound at any confidence 1 − a (the estimate at a = 1/2: :mod:`.estimated`)."""
 
     primitive: Primitive
     law: str
@@ -222,6 +226,7 @@ class Isolated:
     pvalue: float | None
     epsilon_lower: float | None
     verdict: str | None
+    bound: Callable[[float], float] | None = field(default=None, compare=False, repr=False)
 
     @property
     def named(self) -> str:
@@ -268,8 +273,14 @@ def audited(primitive: Primitive, evidence: list[Any], law: str, alpha: float) -
     if attack is None:
         return Isolated(primitive, law, False, None, None, None)
     refuted = attack.verdict == "fail" or (attack.pvalue is not None and attack.pvalue <= alpha)
-    lower = None if attack.interval is None else float(attack.interval(alpha)[0])
-    return Isolated(primitive, law, refuted, attack.pvalue, lower, attack.verdict or "inconclusive")
+    interval = attack.interval
+    if interval is None:
+        return Isolated(primitive, law, refuted, attack.pvalue, None, attack.verdict or "inconclusive")
+
+    def bound(level: float) -> float:
+        return float(interval(level)[0])
+
+    return Isolated(primitive, law, refuted, attack.pvalue, bound(alpha), attack.verdict or "inconclusive", bound)
 
 
 def line(audits: list[Isolated]) -> str:

@@ -1,0 +1,74 @@
+"""The primitives of a pair composed with the losses the black box estimates for one audited in isolation
+(:mod:`pdp_audit.audits.program.estimated`): an estimate said beside the verdict, never deciding it.
+
+A logistic primitive has no exact law here; beside it, a Laplace step whose law is exact.  On the pair where the sum
+moves by 1, logistic noise of scale b loses at most 1/b (its log-density is 1/b-Lipschitz, attained in the tails) and
+Laplace noise of scale b' exactly 1/b': over budget, 0.9 + 0.6 = 1.5 > ε = 1; its fix, 0.3 + 0.6 = 0.9.  The lower
+bound at 1 − α is below the true composed ε for both (a bound that exceeded it would say falsely that no composition
+certifies the fix), above the claim for the bug only, and the estimate lies between the bound and the truth's
+neighbourhood.  Neither moves the verdict: both are undecided (the logistic part is not composed exactly).
+
+Fixed seed; α = 1e-6: each bound holds with probability at least 1 − α.  Seen failing: with the isolated audits' bounds
+left out of the sum (:func:`~pdp_audit.audits.program.estimated.estimated` summing the exact steps alone), the bug's
+lower bound is the Laplace step's 0.6 and the first test fails.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import pdp_audit
+from pdp_audit.audits.program.estimated import Estimated
+
+DATA = np.linspace(0.0, 1.0, 8)
+OPTIONS = {"epsilon": 1.0, "delta": 0.0, "trials": 20_000, "seed": 0, "alpha": 1e-6, "bounds": (0, 1), "law": "ideal"}
+
+
+def _sum(data):
+    return float(np.clip(np.nan_to_num(data), 0.0, 1.0).sum())
+
+
+def over_budget(data, rng):
+    total = _sum(data)
+    return [total + rng.logistic(0.0, 1 / 0.9), total + rng.laplace(0.0, 1 / 0.6)]
+
+
+def fixed(data, rng):
+    total = _sum(data)
+    return [total + rng.logistic(0.0, 1 / 0.3), total + rng.laplace(0.0, 1 / 0.6)]
+
+
+def _composition(program):
+    run = pdp_audit.audit_program(program, DATA, **OPTIONS)
+    return run, next(c for c in run.checks if c.id == "program-composition")
+
+
+@pytest.mark.parametrize(("program", "true_epsilon", "above"), [(over_budget, 1.5, True), (fixed, 0.9, False)])
+def test_the_estimate_composes_the_isolated_loss_with_the_exact_steps(program, true_epsilon, above):
+    run, composition = _composition(program)
+    estimated = composition.details["estimated"]
+    assert estimated["calls"] == ["call 0 logistic"], estimated
+    assert math.isclose(estimated["exact_steps_epsilon"], 0.6, rel_tol=1e-12), estimated
+    assert 0.6 <= estimated["epsilon_lower"] <= true_epsilon, estimated
+    assert estimated["epsilon_lower"] <= estimated["epsilon_estimate"] <= true_epsilon + 0.1, estimated
+    assert (estimated["epsilon_lower"] > 1.0) == above, estimated
+    said = "no composition of the primitives certifies the claim on that pair"
+    assert (said in composition.note) == above and "Estimated (not a guarantee)" in composition.note
+    # an estimate decides nothing: the logistic part is not composed exactly, so neither run is certified or refuted
+    # by composition
+    assert composition.verdict == "inconclusive" and run.verdict != "pass", composition.note
+
+
+def test_the_lower_bound_is_decided_in_rationals_and_a_gaussian_has_none():
+    """``above`` compares Σ μ_low + ε_lo with ε exactly (no rounding of the sum decides); a Gaussian step that
+    moved has an unbounded loss, so the composed pure ε is ∞."""
+    tie = Estimated("p", Fraction(1, 2), 0.5, 0.5, 0.5, ("call 0 logistic",))
+    assert not tie.above(1.0) and tie.low == 1.0
+    just_above = Estimated("p", Fraction(1, 2) + Fraction(1, 2**60), 0.5, 0.5, 0.5, ("call 0 logistic",))
+    assert just_above.above(1.0) and just_above.low == 1.0  # the float sum rounds to 1; the rationals do not
+    unbounded = Estimated("p", None, math.inf, 0.0, 0.0, ("call 0 logistic",))
+    assert unbounded.above(1e9) and unbounded.low == math.inf
