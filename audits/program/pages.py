@@ -408,7 +408,21 @@ def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) 
     open_checks = [c for c in run.checks if c.verdict == "inconclusive" and c.id != "program-confirm"]
     why = _first_sentences(open_checks[0].note, 1) if open_checks else "nothing decides the claim."
     why = why if why.startswith("Not certified") else f"Not certified: {why}"
-    return f"NOT DECIDED: {claim} is neither certified nor refuted", f"{refuted}. {why}"
+    estimate = _estimated(by_id.get("program-composition"))
+    return f"NOT DECIDED: {claim} is neither certified nor refuted", f"{refuted}. {why}{estimate}"
+
+
+def _estimated(composition: Check | None) -> str:
+    """The primitives composed with an isolated one's estimated loss (:mod:`.estimated`), as page 1's sentence: an
+    estimate, said as one (none where the composition has none)."""
+    row = None if composition is None else composition.details.get("estimated")
+    if not row:
+        return ""
+    return (
+        f" Estimated, not a guarantee: on {_change(row['pair'])}, the exact steps with {', '.join(row['calls'])} "
+        f"as the black box estimates it compose to a pure ε of about {row['epsilon_estimate']:.3g}, at least "
+        f"{row['epsilon_lower']:.3g} at 1 − α."
+    )
 
 
 def _confirmed(run: Run, refuted: Check | None) -> list[str]:
