@@ -22,8 +22,8 @@ import math
 from typing import Any
 
 from pdp_audit.audits.program.analysis import Analysis, PairResult
-from pdp_audit.audits.program.findings import Rescaled, Unshifted, rank
 from pdp_audit.audits.program.estimated import Estimated
+from pdp_audit.audits.program.findings import Rescaled, Unshifted, rank
 from pdp_audit.audits.program.isolated import Isolated, line
 from pdp_audit.audits.program.recorder import NOT_RECORDED, REPEATED
 from pdp_audit.audits.program.sources import UNREPLAYABLE, named

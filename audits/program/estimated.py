@@ -78,9 +78,10 @@ class Estimated:
         """The estimate in words: what it is, and what it shows against a pure claim."""
         low = "∞" if math.isinf(self.low) else f"{self.low:.4g}"
         said = (
-            f"Estimated (not a guarantee): on {self.pair}, the exact steps (pure ε {self.known_read:.4g}) composed with "
-            f"{', '.join(self.calls)} as the black box estimates {'them' if len(self.calls) > 1 else 'it'} give a pure "
-            f"ε of about {self.estimate:.4g}, at least {low} at 1 − α"
+            f"Estimated (not a guarantee): on {self.pair}, the exact steps (pure ε {self.known_read:.4g}) "
+            f"composed with {', '.join(self.calls)} as the black box estimates "
+            f"{'them' if len(self.calls) > 1 else 'it'} give a pure ε of about {self.estimate:.4g}, at least {low} "
+            "at 1 − α"
         )
         epsilon, delta = claim
         if delta == 0 and self.above(epsilon):
