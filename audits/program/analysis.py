@@ -244,10 +244,12 @@ def _steps(
             if element.law is not None or call.kind in ("gumbel", "logistic"):
                 unaccounted.append(Unaccounted(element.call, label, _not_visible(found)))
             continue
-        if element.law is None:
-            unaccounted.append(Unaccounted(element.call, label, f"no exact law for {call.kind} noise here"))
-            continue
         scale = element.scale
+        if element.law is None:
+            moved = abs(shift) / scale if scale > 0 else math.inf
+            reach = 1.0 if math.isinf(moved) else moved / (1.0 + moved)  # the witness's order only: findings.rank
+            unaccounted.append(Unaccounted(element.call, label, f"no exact law for {call.kind} noise here", reach))
+            continue
         if exact is not None and scale > 0:
             shift = float(exact)
         mu = math.inf if scale <= 0 or math.isinf(shift) else abs(shift) / scale

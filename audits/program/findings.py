@@ -259,20 +259,22 @@ class NoisyDiffers(Finding):
 class Unaccounted(Finding):
     """Noise of call ``call`` (``label``: its kind and element) that the composition cannot account for (``why``):
     no exact law here, a value it is added to that is not visible, a library budget not declared.  Leaves the claim
-    undecided on the pair.  ``past``: how far a library mechanism's input moved past its declared sensitivity
-    (x/(1 + x) of the excess x, in [0, 1); 0 otherwise): its magnitude, which orders the pairs for the witness only
-    -- a mechanism of sensitivity 0 whose input moved by 1 changes the release's law more than one moved by 0.01."""
+    undecided on the pair.  ``moved``: how far its input moved in the units of what is known of it, as x/(1 + x) in
+    [0, 1) (0: not known) -- a library mechanism's excess x over its declared sensitivity, a noise with no exact law
+    its shift over its scale: its magnitude, which orders the pairs for the witness only (a mechanism of sensitivity
+    0 whose input moved by 1, a logistic noise whose input moved by two scales, changes the release's law more than
+    one moved by 0.01: the black box confirms on the pair where it moved most)."""
 
     check: ClassVar[str] = "composition"
     kind: ClassVar[str] = "unaccounted"
     call: int
     label: str
     why: str
-    past: float = 0.0
+    moved: float = 0.0
 
     @property
     def magnitude(self) -> float:
-        return self.past
+        return self.moved
 
     @property
     def line(self) -> str:
