@@ -246,9 +246,7 @@ def _steps(
             continue
         scale = element.scale
         if element.law is None:
-            moved = abs(shift) / scale if scale > 0 else math.inf
-            reach = 1.0 if math.isinf(moved) else moved / (1.0 + moved)  # the witness's order only: findings.rank
-            unaccounted.append(Unaccounted(element.call, label, f"no exact law for {call.kind} noise here", reach))
+            unaccounted.append(_no_law(element.call, label, call.kind, abs(shift) / scale if scale > 0 else math.inf))
             continue
         if exact is not None and scale > 0:
             shift = float(exact)
@@ -269,6 +267,13 @@ def _steps(
         step = accounting.Discrete(call=k, label="choice", p=tuple(p / p.sum()), q=tuple(q / q.sum()), weights=weights)
         known.append(step)  # the chosen index is rarely released as it is: an upper step, not a lower one
     return carried, known, unaccounted, at
+
+
+def _no_law(call: int, label: str, kind: str, moved: float) -> Unaccounted:
+    """The finding of noise with no exact law here whose input moved by ``moved`` of its scale: as x/(1 + x), its
+    magnitude, which orders the pairs for the black box's witness only (:attr:`.findings.Unaccounted.moved`)."""
+    reach = 1.0 if math.isinf(moved) else moved / (1.0 + moved)
+    return Unaccounted(call, label, f"no exact law for {kind} noise here", reach)
 
 
 def _stepped(c: comparison.Comparison, found: trace.Probe) -> list[int]:
