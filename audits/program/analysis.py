@@ -246,7 +246,7 @@ def _steps(
             continue
         scale = element.scale
         if element.law is None:
-            unaccounted.append(_no_law(element.call, label, call.kind, abs(shift) / scale if scale > 0 else math.inf))
+            unaccounted.append(_no_law(element.call, label, call.kind, (shift, scale)))
             continue
         if exact is not None and scale > 0:
             shift = float(exact)
@@ -269,9 +269,12 @@ def _steps(
     return carried, known, unaccounted, at
 
 
-def _no_law(call: int, label: str, kind: str, moved: float) -> Unaccounted:
-    """The finding of noise with no exact law here whose input moved by ``moved`` of its scale: as x/(1 + x), its
-    magnitude, which orders the pairs for the black box's witness only (:attr:`.findings.Unaccounted.moved`)."""
+def _no_law(call: int, label: str, kind: str, shifted: tuple[float, float]) -> Unaccounted:
+    """The finding of noise with no exact law here whose input moved by ``shifted`` = (shift, scale): as x/(1 + x)
+    of x = |shift|/scale, its magnitude, which orders the pairs for the black box's witness only
+    (:attr:`.findings.Unaccounted.moved`)."""
+    shift, scale = shifted
+    moved = abs(shift) / scale if scale > 0 else math.inf
     reach = 1.0 if math.isinf(moved) else moved / (1.0 + moved)
     return Unaccounted(call, label, f"no exact law for {kind} noise here", reach)
 
