@@ -184,7 +184,9 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
         return Evidence(
             spec, verdict="inconclusive", note="No pair could be composed (every replay diverged).", details=details
         )
-    top = max(decided, key=lambda p: (p.upper.high, p.upper.pure) if p.upper is not None else (0, 0))
+    # the largest composition; among equals (every pair's steps unmoved, say), the pair of highest rank: the witness
+    # every other part of the report names (:meth:`.Analysis.worst`), not the first searched
+    top = max(decided, key=lambda p: (p.upper.high, p.upper.pure, p.rank) if p.upper is not None else (0, 0, (0, 0)))
     assert top.upper is not None
     open_pairs = [p for p in analysis.pairs if p.structural or p.unaccounted or p.upper is None]
     summary = (
@@ -256,10 +258,10 @@ def _open_reasons(
             "the upper composition exceeds δ but the release does not carry every step (a bound, not a refutation)"
         )
     if open_pairs:
-        first = open_pairs[0]
+        first = max(open_pairs, key=lambda p: p.rank)  # the most severe, as the witness is chosen
         said = [f.line for f in first.structural] or [u.line for u in first.unaccounted] or ["diverged"]
         reasons.append(
-            f"{len(open_pairs)} pair(s) not explained by composition (first: {first.neighbour.name}: {said[0]})"
+            f"{len(open_pairs)} pair(s) not explained by composition (worst: {first.neighbour.name}: {said[0]})"
         )
     if unshifted is not None:
         reasons.append(unshifted.line)
