@@ -226,3 +226,29 @@ def test_the_witness_of_a_noise_with_no_exact_law_is_where_its_input_moved_most(
     assert "upper end" in witness.neighbour.name, witness.neighbour.name
     (finding,) = witness.unaccounted
     assert abs(finding.moved - 0.9 / 1.9) < 1e-12, finding
+
+
+def inverse_cdf_laplace(data, rng):
+    """Laplace noise made by hand from a uniform (the probe does not shift uniforms): every pair's release moves
+    where no shifted draw moves it, and no step of the composition moves."""
+    u = rng.uniform(-0.5, 0.5)
+    return float(np.clip(np.nan_to_num(data), 0.0, 1.0).sum() - np.sign(u) * np.log(1 - 2 * abs(u)))
+
+
+def test_the_composition_names_the_witness_where_every_composition_ties():
+    """Every pair composes to δ ≤ 0 (no step moves) and every pair has the same finding; the composition's note names
+    as its worst pair the witness every other part of the report names, where the release moved most.  Seen failing:
+    before, the note named the first neighbour searched (record 0 replaced by the domain's lower end)."""
+    from pdp_audit.audits.program import decision
+    from pdp_audit.audits.program.analysis import analyse
+
+    data = np.linspace(0.1, 0.7, 7)
+    analysis = analyse(inverse_cdf_laplace, data, "replace-one", (0, 1), (1.0, 0.0), 0)
+    composition = decision.decide(analysis, (1.0, 0.0), "ideal", [])[2]
+    witness = analysis.worst()
+    assert (
+        witness is not None
+        and "record 0 (the first) by a record at the domain's lower end" not in witness.neighbour.name
+    )
+    assert composition.note.startswith(f"worst pair {witness.neighbour.name}:"), composition.note
+    assert f"(worst: {witness.neighbour.name}:" in composition.note, composition.note
