@@ -3,8 +3,9 @@ in numpy with the same result, the neighbouring frames built in place, the law a
 primitives audited in isolation.  Fixed seeds; the statistical tests state their false-alarm probability.
 
 Seen failing: with the session's ``user_modules`` removed, the program that blocks ``scipy.stats`` makes the composition
-raise ImportError; with the numpy reading's inconsistent elements taken in sorted order (the bug it had while written),
-the equivalence fails, as the comparisons' does with the Python comparison of two draw sets blind to a coordinate
+raise ImportError, as it does with ``Session.ours`` giving nothing back (the compositions are made in the session);
+with the numpy reading's inconsistent elements taken in sorted order (the bug it had while written), the equivalence
+fails, as the comparisons' does with the Python comparison of two draw sets blind to a coordinate
 turning non-finite; with every confirmation at the ideal law (as before), the finding
 on float noise is not confirmed; without the isolated audits, the Gumbel and logistic primitives list nothing.
 """
@@ -90,6 +91,27 @@ def test_a_program_that_blocks_our_imports_on_every_run_is_audited_and_undone():
     assert sys.modules["scipy.stats"] is scipy.stats
     composition = next(c for c in run.checks if c.id == "program-composition")
     assert "Gaussians compose" in composition.note or "δ(ε" in composition.note, composition.note
+
+
+def test_our_code_between_two_runs_of_a_session_imports_what_the_program_blocked():
+    """:meth:`.trace.Session.ours`: the program's block of ``scipy.stats`` (kept while its runs follow one another)
+    is undone for our code within the session, and again at its end."""
+
+    def blocks(data, rng):
+        sys.modules["scipy.stats"] = None  # type: ignore[assignment]
+        return float(np.sum(data)) + rng.normal(0.0, 1.0)
+
+    import scipy.stats
+
+    with trace.Session(blocks) as session:
+        trace.record(session, np.ones(3))
+        assert sys.modules["scipy.stats"] is None  # between two runs: the program's block stands
+        with session.ours():
+            from scipy.stats import norm  # noqa: F401  (it raised ImportError there)
+
+            assert sys.modules["scipy.stats"] is scipy.stats
+        trace.record(session, np.ones(3))
+    assert sys.modules["scipy.stats"] is scipy.stats
 
 
 def test_a_neighbouring_frame_differs_in_one_record_and_keeps_its_dtypes():

@@ -348,7 +348,8 @@ def analyse(
 ) -> Analysis:
     """Record, probe, replay on every named neighbour, compose (module notes), then search further neighbours within
     ``budget`` (:mod:`.search`).  The runs share one :class:`~pdp_audit.audits.program.trace.Session` (a search's
-    batch, one of its own); the compositions follow it.
+    batch, one of its own), the exact readings' too; the compositions are made in it, under
+    :meth:`~pdp_audit.audits.program.trace.Session.ours`.
 
     **Draw sets.**  A branch on a noisy value (a noisy count against a threshold) may touch the data differently on
     draws the first record does not take.  The first draw set is replayed on every neighbour; each further one is
@@ -375,8 +376,10 @@ def analyse(
         replays = [(first, _replayed(session, data, candidates, first, epsilon, sizes=sizes))]
         sets = (seed, max(1, draw_sets), epsilon)
         unreplayed = _further(session, data, candidates, _sentinels(sizes), replays, sets)
-    outcomes = [(_pair(n, compared[i], drawn), drawn) for i, n in enumerate(candidates) for drawn, compared in replays]
-    judged, per = _read_exactly(program, data, outcomes, claim), len(replays)
+        outcomes = [
+            (_pair(n, compared[i], drawn), drawn) for i, n in enumerate(candidates) for drawn, compared in replays
+        ]
+        judged, per = _read_exactly(session, data, outcomes, claim), len(replays)
     # each neighbour's worst outcome over its draw sets, the first of equals: the first draw set's where it ties
     pairs = [max(judged[i * per : (i + 1) * per], key=_worse) for i in range(len(candidates))]
     if budget.active:
@@ -466,8 +469,8 @@ def _searched(
         fresh = list(proposed.values())
         with trace.Session(program) as session:
             compared = [_replayed(session, data, fresh, drawn, claim[0]) for drawn in replayed]
-        outcomes = [(_pair(n, c[i], d), d) for i, n in enumerate(fresh) for d, c in zip(replayed, compared)]
-        judged, per = _read_exactly(program, data, outcomes, claim), len(replayed)
+            outcomes = [(_pair(n, c[i], d), d) for i, n in enumerate(fresh) for d, c in zip(replayed, compared)]
+            judged, per = _read_exactly(session, data, outcomes, claim), len(replayed)
         for i, neighbour in enumerate(fresh):
             pair = max(judged[i * per : (i + 1) * per], key=_worse)
             out.append(pair)
@@ -573,32 +576,36 @@ def _pair(neighbour: Neighbour, compared: comparison.Comparison, drawn: DrawSet)
 
 
 def _read_exactly(
-    program: Callable, data: Any, outcomes: list[tuple[PairResult, DrawSet]], claim: tuple
+    session: trace.Session, data: Any, outcomes: list[tuple[PairResult, DrawSet]], claim: tuple
 ) -> list[PairResult]:
     """Each pair judged (:func:`_judged`) on its draw set; where its pure composition lies within the rounding of its
     readings (:attr:`.accounting.Composed.rounding`), its shifts are read exactly (:func:`.exact_shifts.read`: one
-    more replay each, on D′, in one session for all; D's, the same for all, once per draw set), and where a rescaled
-    call is carried, its tail edges (:mod:`.carried_events`); then, where the lower composition exceeds the claim on
-    steps not yet shown carried, their ranges (:func:`.carried_steps.ranges_read`).  After each reading the pair is
-    judged anew -- the earlier judgement is discarded, not changed."""
+    more replay each, on D′, in the session of the pairs' replays; D's, the same for all, once per draw set), and
+    where a rescaled call is carried, its tail edges (:mod:`.carried_events`); then, where the lower composition
+    exceeds the claim on steps not yet shown carried, their ranges (:func:`.carried_steps.ranges_read`).  After each
+    reading the pair is judged anew -- the earlier judgement is discarded, not changed.  Every judgement is made
+    under :meth:`.trace.Session.ours` (the composition imports)."""
     epsilon, delta = claim
-    judged = [_judged(pair, drawn.recorded, drawn.probe, epsilon, delta, provisional=True) for pair, drawn in outcomes]
+    with session.ours():
+        judged = [
+            _judged(pair, drawn.recorded, drawn.probe, epsilon, delta, provisional=True) for pair, drawn in outcomes
+        ]
     for stage in ("shifts", "ranges"):
         wanted = {k: _wanted(pair, stage, claim[1]) for k, pair in enumerate(judged)}
         wanted = {k: asked for k, asked in wanted.items() if asked}
         if not wanted:
             continue
         read = []
-        with trace.Session(program) as session:
-            for k, asked in sorted(wanted.items()):
-                pair, drawn = judged[k], outcomes[k][1]
-                exact = dataclasses.replace(pair.comparison, exact=dict(pair.comparison.exact))
-                session.draws(drawn.seed)
-                _read_pair(session, (data, pair.neighbour.data), drawn, (pair, exact, asked), claim)
-                read.append((k, exact))
-        for k, exact in read:  # judged after the block: the composition imports
+        for k, asked in sorted(wanted.items()):
             pair, drawn = judged[k], outcomes[k][1]
-            judged[k] = _judged(_pair(pair.neighbour, exact, drawn), drawn.recorded, drawn.probe, *claim)
+            exact = dataclasses.replace(pair.comparison, exact=dict(pair.comparison.exact))
+            session.draws(drawn.seed)
+            _read_pair(session, (data, pair.neighbour.data), drawn, (pair, exact, asked), claim)
+            read.append((k, exact))
+        with session.ours():
+            for k, exact in read:
+                pair, drawn = judged[k], outcomes[k][1]
+                judged[k] = _judged(_pair(pair.neighbour, exact, drawn), drawn.recorded, drawn.probe, *claim)
     return judged
 
 

@@ -40,7 +40,7 @@ import contextlib
 import math
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -128,7 +128,7 @@ class Session:
     :class:`RecordingGenerator` rewound for each run, and ``sys.modules`` given back on leaving
     (:func:`~pdp_audit.verify.core.float_rules.user_modules`; every other piece of process state after each run).
     Between two runs only code that imports nothing runs (the replay's comparison, in numpy); what imports -- the
-    composition -- runs after the block."""
+    composition -- runs after the block, or within it under :meth:`ours`."""
 
     def __init__(self, program: Callable):
         self.program = program
@@ -144,7 +144,9 @@ class Session:
         self.rng = self._generators[seed]
 
     def __enter__(self) -> Session:
-        self._stack.enter_context(user_modules())
+        self._modules = user_modules()
+        self._modules.__enter__()
+        self._stack.callback(self._modules_back)  # the first entered, the last left: as ``enter_context`` would
         self.libraries = self._stack.enter_context(libraries_wrapped(lambda: self.tape))
         self.sources = self._stack.enter_context(sources_recorded(lambda: self.tape, lambda: self.rng))
         # every run's floating-point conditions ignored, entered once: what a run sets is undone after it
@@ -154,6 +156,26 @@ class Session:
 
     def __exit__(self, *exc: Any) -> None:
         self._stack.close()
+
+    def _modules_back(self) -> None:
+        self._modules.__exit__(None, None, None)
+
+    @contextlib.contextmanager
+    def ours(self) -> Iterator[None]:
+        """A stretch of our own code that imports (the composition) between two blocks of runs, in the session:
+        ``sys.modules`` given back first, as on leaving the session, and taken anew after it, as on entering one
+        (an import of ours never meets a module the program removed or blocked, ``sys.modules["scipy.stats"] =
+        None``).  The rest of the session stays: the libraries' primitives wrapped (our code calls none: an OpenDP
+        privacy map is not wrapped) and the randomness sources replaced, each drawing as numpy's or Python's own
+        outside a run (:class:`~pdp_audit.audits.program.sources.Sources`); entering a new session instead cost
+        more than a small program's run on a hundred neighbours (its generators made again, every source
+        replaced)."""
+        self._modules_back()
+        try:
+            yield
+        finally:
+            self._modules = user_modules()
+            self._modules.__enter__()
 
     def run(self, data: Any, tape: Tape) -> Run:
         """The program on ``data`` with the generator on ``tape`` (recording or replaying); its release encoded after
