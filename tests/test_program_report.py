@@ -8,6 +8,7 @@ fail."""
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
@@ -56,6 +57,14 @@ def _audit(program, data, **options):
     return pdp_audit.audit_program(program, data, **options)
 
 
+@functools.cache
+def _audit_of_values(program, **options):
+    """``_audit(program, VALUES, **options)``, made once in a process where two tests read the same audit: the same
+    call at the same seed gives the same run (the byte-identical test audits twice to show it), and each of these
+    audits costs 5-12 CPU seconds.  The tests only read the run."""
+    return _audit(program, VALUES, **options)
+
+
 def _page_one(run) -> list[tuple[str, str, str]]:
     """Page 1's drawn texts, each with its colour and weight, after checking that the review page is one page."""
     import matplotlib.colors
@@ -100,7 +109,7 @@ def test_an_over_sensitive_call_is_highlighted_with_its_distance():
 
 
 def test_a_double_spending_is_shown_by_its_composition_and_the_black_box():
-    run = _audit(spent_twice, VALUES, bounds=(0, 1))
+    run = _audit_of_values(spent_twice, bounds=(0, 1))
     texts = _page_one(run)
     words = " ".join(t for t, _, _ in texts)
     assert "Composition on this pair" in words and "Black-box confirmation on the witness pair" in words
@@ -197,7 +206,7 @@ def mean_size_public(data, rng):
 
 
 def test_a_scale_taken_from_the_data_is_highlighted_with_both_scales():
-    run = _audit(mean_size_public, VALUES, bounds=(0, 1))
+    run = _audit_of_values(mean_size_public, bounds=(0, 1))
     (trace,) = [s.table for s in run.review.sections if s.heading == "Call trace"]
     (marked,) = trace.highlight
     row = trace.rows[marked]
@@ -209,7 +218,7 @@ def test_a_scale_taken_from_the_data_is_highlighted_with_both_scales():
 def test_a_scale_taken_from_the_data_makes_the_composition_unbounded():
     """The steps are read at D's scales: a pair whose scale moved gets a last row saying its loss is unbounded,
     highlighted under a pure claim (seen failing: the table ended on "0 ≤ δ(ε = 1) ≤ 0" under a REFUTED banner)."""
-    run = _audit(mean_size_public, VALUES, bounds=(0, 1))
+    run = _audit_of_values(mean_size_public, bounds=(0, 1))
     (table,) = [s.table for s in run.review.sections if s.heading == "Composition on this pair"]
     assert table.rows[-1][:3] == ["scale moved", "—", "ε = ∞"] and "unbounded" in table.rows[-1][3], table.rows
     assert len(table.rows) - 1 in table.highlight
@@ -238,7 +247,7 @@ def test_the_trace_names_the_line_of_the_program_that_made_each_call():
     the recorded libraries): the trace says where to look."""
     import inspect
 
-    run = _audit(spent_twice, VALUES, bounds=(0, 1))
+    run = _audit_of_values(spent_twice, bounds=(0, 1))
     (trace,) = [s.table for s in run.review.sections if s.heading == "Call trace"]
     source, first = inspect.getsourcelines(spent_twice)
     line = first + next(i for i, text in enumerate(source) if "rng.laplace" in text)
