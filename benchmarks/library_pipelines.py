@@ -26,6 +26,18 @@
   library's ``SecureURBG``, filled by ``RAND_bytes`` -- a source the recorder does not see.  Its sum clips each
   value with ``np.clip`` (``SumCombiner``), which passes NaN: a record whose value is NaN makes its partition's sum
   NaN (found by this audit; no issue known).  :func:`spending_finite` maps NaN and ±inf into [0, 1] first.
+* :func:`pets_mst`, :func:`pets_aim`: SmartNoise synth 1.0.8's MST and AIM (on mbi 1.1.0, private-pgm on PyPI), fitted
+  as its guide fits a synthesizer (``Synthesizer.create(name, epsilon, delta)``, ``fit(data, categorical_columns=…,
+  preprocessor_eps=0.0)``, ``sample``).  Its ``LabelTransformer`` takes each column's categories from the data, so
+  one record adds or removes a category, a marginal's cell and its noise draw, and every synthetic value of it: the
+  domain read from the data, the bug class of dpmm's issue #18 and diffprivlib's ``np.unique`` (Cebere et al.,
+  PETS 2026); no SmartNoise issue known, not fixed as of 1.0.8.  Their Gaussian measurements (OpenDP's
+  ``make_gaussian`` applied to 0.0, added) and exponential mechanism are calibrated for one record added or removed,
+  the relation of the MST and AIM papers (McKenna et al.); under replace-one a marginal moves by √2 in L2, what
+  dp-recorder's harness reports for mbi's mechanisms (mbi issue #65 is JAM's, which no wheel holds).
+  :func:`pets_mst_declared`, :func:`pets_aim_declared`: the categories declared instead (a ``TableTransformer``
+  fitted on the declared cells), SmartNoise's way of passing a transformer to ``fit``.
+* :func:`sgd`: Opacus 1.5.4's ``PrivacyEngine.make_private`` (its issue #571, open), in its docstring.
 """
 
 from __future__ import annotations
@@ -124,3 +136,95 @@ def _aggregated(days, spent):
     result = engine.aggregate(rows, params, extractors, public_partitions=["mon", "tue", "wed"])
     accountant.compute_budgets()
     return [value for _, metrics in sorted(result) for value in (metrics.count, metrics.sum)]
+
+
+PETS = ("cat", "dog", "fish")
+OWNERS = ("yes", "no")
+
+
+def pets_mst(data, rng):
+    """SmartNoise synth's MST (ε = 1, δ = 10⁻⁹) fitted on the categorical columns ``pet`` and ``owner`` as its guide
+    fits a synthesizer, then six synthetic records drawn: the count of each declared (pet, owner) cell among them,
+    and of the records outside the declared categories (a post-processing of the synthetic data)."""
+    return _synthesized("mst", data, None)
+
+
+def pets_aim(data, rng):
+    """SmartNoise synth's AIM (ε = 1, δ = 10⁻⁹), as :func:`pets_mst`."""
+    return _synthesized("aim", data, None)
+
+
+def pets_mst_declared(data, rng):
+    """:func:`pets_mst` with the categories declared: a ``TableTransformer`` of ``LabelTransformer`` s fitted on the
+    declared (pet, owner) cells, not on the data, and a value outside them mapped to the first category first."""
+    return _synthesized("mst", _declared(data), _declared_transformer())
+
+
+def pets_aim_declared(data, rng):
+    """:func:`pets_aim` with the categories declared, as :func:`pets_mst_declared`."""
+    return _synthesized("aim", _declared(data), _declared_transformer())
+
+
+def _declared(data):
+    import pandas as pd
+
+    pets = [p if p in PETS else PETS[0] for p in data["pet"].astype(str)]
+    owners = [o if o in OWNERS else OWNERS[0] for o in data["owner"].astype(str)]
+    return pd.DataFrame({"pet": pets, "owner": owners})
+
+
+def _declared_transformer():
+    import pandas as pd
+    from snsynth.transform import LabelTransformer, TableTransformer
+
+    cells = pd.DataFrame([(pet, owner) for pet in PETS for owner in OWNERS], columns=["pet", "owner"])
+    transformer = TableTransformer([LabelTransformer(nullable=False), LabelTransformer(nullable=False)])
+    transformer.fit(cells)
+    return transformer
+
+
+def _synthesized(name, data, transformer):
+    import contextlib
+    import io
+
+    from snsynth import Synthesizer
+
+    frame = data[["pet", "owner"]].astype(str)
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):  # AIM prints its sigma
+        warnings.simplefilter("ignore")
+        synthesizer = Synthesizer.create(name, epsilon=1.0, delta=1e-9)
+        synthesizer.fit(frame, categorical_columns=["pet", "owner"], preprocessor_eps=0.0, transformer=transformer)
+        released = synthesizer.sample(6)
+    cells = [(pet, owner) for pet in PETS for owner in OWNERS]
+    records = [tuple(map(str, r)) for r in released[["pet", "owner"]].itertuples(index=False)]
+    return [sum(r == cell for r in records) for cell in cells] + [sum(r not in cells for r in records)]
+
+
+def sgd(data, rng):
+    """Opacus's ``PrivacyEngine.make_private`` as its tutorial trains a model: a one-weight linear model (no bias,
+    weight 0) fitted to ``y`` from ``x`` (both in [0, 1]) by DP-SGD for one epoch, batches of 2 by Poisson sampling,
+    noise multiplier 1, clipping norm 1, learning rate 1; the weight released.  Opacus divides each noisy gradient
+    sum by ``expected_batch_size = int(len(dataset) * sample_rate)`` and takes ``sample_rate = 1/len(data_loader)``:
+    both read the dataset's size, which one record added or removed changes (Opacus issue #571, open; found by
+    Re:cord-play's authors).  Its claim is the RDP accountant's ε at δ = 10⁻⁵ for the sample rate and steps of D."""
+    import torch
+    from opacus import PrivacyEngine
+    from torch.utils.data import DataLoader, TensorDataset
+
+    x = torch.tensor(np.clip(np.nan_to_num(data[["x"]].to_numpy(dtype=float)), 0.0, 1.0), dtype=torch.float32)
+    y = torch.tensor(np.clip(np.nan_to_num(data[["y"]].to_numpy(dtype=float)), 0.0, 1.0), dtype=torch.float32)
+    model = torch.nn.Linear(1, 1, bias=False)
+    torch.nn.init.zeros_(model.weight)
+    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+    loader = DataLoader(TensorDataset(x, y), batch_size=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Opacus warns that secure_mode is off
+        engine = PrivacyEngine()
+        model, optimizer, loader = engine.make_private(
+            module=model, optimizer=optimizer, data_loader=loader, noise_multiplier=1.0, max_grad_norm=1.0
+        )
+        for xb, yb in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.mse_loss(model(xb), yb).backward()
+            optimizer.step()
+    return float(next(model.parameters()).detach().ravel()[0])

@@ -8,6 +8,7 @@ version whose install fails is skipped with one line on stderr.  The pipelines a
 as the libraries document them, undecorated, with no pair given::
 
     python benchmarks/library_versions.py --venvs /tmp/pdp-library-venvs > benchmarks/library_versions.jsonl
+    python benchmarks/library_versions.py --markdown benchmarks/library_versions.jsonl benchmarks/library_versions.md
 
 A bug is audited at the default law (``as-implemented``); a fixed version, or a pipeline with no bug known, at
 ``--law ideal`` (not refuted is the expectation: exit 0 or 3); under replace-one, or add-remove where the library's
@@ -16,8 +17,14 @@ request #110), or a later release's change that lets an older version import at 
 scikit-learn import, for 1.0.5), is audited on a copy of the installed package with the change applied, put first
 on the path.  One JSON line per version: "benchmark", "library", "version", "pipeline", "bug" (whether this version
 has it), "patch" (the change applied, or null), "law", "exit", "verdict", "witnesses" (each refuting check's
-witness), "pvalue" (the black box's, where it ran), "seconds" (the whole command), "trials", "machine", "cores",
-"load_1min_before", "load_1min", "date"."""
+witness), "pvalue" (the black box's, where it ran), "confirmed_on" (the pair it ran on), "seconds" (the whole
+command), "trials", "machine", "cores", "load_1min_before", "load_1min", "date"; a line whose audit was run by hand
+(the command :func:`audit` builds, typed in a shell) says so in "by_hand".  The synthesizers (a fit a second) run
+the black box on 100 releases a world, the named neighbours and two draw sets only.
+
+SmartNoise synth 1.0.8 and Opacus 1.5.4 were audited in environments made beforehand and linked under ``--venvs``
+(``smartnoise-synth-1.0.8``: smartnoise-synth without its dependencies, mbi 1.1.0 with JAX, and what its MST and
+AIM import; ``opacus-1.5.4``: see :data:`OPACUS_BY_HAND`)."""
 
 from __future__ import annotations
 
@@ -73,6 +80,10 @@ class Version:
     module: str | None = None
     no_deps: bool = False
     neighbours: str = "replace-one"
+    delta: str = "0"
+    trials: int | None = None  # the audit's --trials where --trials' default would take hours (a fit a second)
+    options: tuple[str, ...] = ()  # further options of ``pdp-audit program``
+    by_hand: str | None = None  # how its environment is made where pip alone cannot make it (torch)
 
 
 #: diffprivlib issue #105's fix as its pull request #110 proposes it (not released as of 0.6.6)
@@ -94,6 +105,20 @@ SNSYNTH_IMPORT = Patch(
 #: What SmartNoise synth's package imports (``snsynth/__init__``: smartnoise-sql, Faker; ``snsynth.models``:
 #: scikit-learn); its torch, Opacus and pac-synth are the synthesizers' and are not installed (gigabytes).
 SNSYNTH_PINS = ("smartnoise-sql>=1.0.5", "Faker", "scikit-learn")
+#: SmartNoise synth 1.0.8's MST and AIM: mbi 1.1 (private-pgm on PyPI; it needs JAX) and what the synthesizers
+#: import (disjoint-set, networkx); not its torch, Opacus and pac-synth (other synthesizers').
+MBI_PINS = (*SNSYNTH_PINS, "mbi==1.1.0", "jax", "jaxlib", "chex", "optax", "attrs", "networkx", "disjoint-set")
+PETS = {"pet": ["cat", "dog", "cat", "fish", "dog", "cat"], "owner": ["yes", "no", "yes", "yes", "no", "no"]}
+PETS_BOUNDS = "pet={cat,dog,fish};owner={yes,no}"
+#: a fit takes a second or two: 100 releases a world, the named neighbours only, two draw sets
+SYNTH = {"delta": "1e-9", "trials": 100, "options": ("--search", "named", "--draw-sets", "2")}
+POINTS = {"x": [0.5, 0.2, 0.9], "y": [1.0, 0.4, 0.8]}
+#: Opacus 1.5.4 beside torch: PyPI's torch wheel for Linux pulls CUDA's libraries (gigabytes); an environment
+#: with a CPU torch already installed is reused through a .pth file
+OPACUS_BY_HAND = (
+    "python -m venv VENV; VENV/bin/pip install 'numpy<2' pdp-audit's dependencies; VENV/bin/pip install --no-deps "
+    "opacus==1.5.4 -e .; echo SITE_PACKAGES_WITH_TORCH > VENV/lib/python3.11/site-packages/zz_torch.pth"
+)
 
 
 VERSIONS: tuple[Version, ...] = (
@@ -153,12 +178,51 @@ VERSIONS: tuple[Version, ...] = (
         module="pipeline_dp",
         neighbours="add-remove",
     ),
+    *(
+        Version(
+            "smartnoise-synth",
+            "1.0.8",
+            MBI_PINS,
+            pipeline,
+            bug,
+            PETS,
+            "1",
+            PETS_BOUNDS,
+            None,
+            "snsynth",
+            no_deps=True,
+            neighbours="add-remove",
+            **SYNTH,
+        )
+        for pipeline, bug in (
+            ("pets_mst", True),
+            ("pets_mst_declared", False),
+            ("pets_aim", True),
+            ("pets_aim_declared", False),
+        )
+    ),  # fmt: skip
+    Version(
+        "opacus",
+        "1.5.4",
+        (),
+        "sgd",
+        True,
+        POINTS,
+        "5.378",
+        "x=0,1;y=0,1",
+        neighbours="add-remove",
+        delta="1e-5",
+        by_hand=OPACUS_BY_HAND,
+    ),  # fmt: skip
 )
 
 
 def environment(version: Version, venvs: Path) -> Path | None:
     """The environment of ``version`` (made where missing); None, with a line on stderr, where it cannot install."""
     venv = venvs / f"{version.library}-{version.version}"
+    if version.by_hand and not (venv / "bin" / "pdp-audit").exists():
+        print(f"skipped {version.library} {version.version}: make {venv} by hand: {version.by_hand}", file=sys.stderr)
+        return None
     if not (venv / "bin" / "pdp-audit").exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         pip = [str(venv / "bin" / "pip"), "install", "-q"]
@@ -206,8 +270,8 @@ def audit(version: Version, venv: Path, trials: int, workdir: Path) -> dict:
     command = [
         str(venv / "bin" / "pdp-audit"), "program", f"library_pipelines:{version.pipeline}", "--data", str(data),
         "--bounds", version.bounds, "--neighbours", version.neighbours, "--claim-epsilon", version.claim,
-        "--claim-delta", "0", "--trials", str(trials), "--seed", "0", "--report", "none", "--law", law,
-        "--json", str(out),
+        "--claim-delta", version.delta, "--trials", str(trials), "--seed", "0", "--report", "none", "--law", law,
+        "--json", str(out), *version.options,
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), *patched(version, venv, workdir)])}
     start = time.perf_counter()
@@ -215,28 +279,65 @@ def audit(version: Version, venv: Path, trials: int, workdir: Path) -> dict:
     result = {"law": law, "exit": done.returncode, "seconds": round(time.perf_counter() - start, 2)}
     if not out.exists():
         return {**result, "verdict": None, "witnesses": {}, "pvalue": None, "error": done.stderr.strip()[-300:]}
+    return {**result, **read(out)}
+
+
+def read(out: Path) -> dict:
+    """The verdict of the JSON report ``out``, each refuting check's witness, the black box's p-value and the pair
+    it ran on (``confirmed_on``: the witness the audit found, refuted or not)."""
     report = json.loads(out.read_text(encoding="utf-8"))
     checks = {c["id"]: c for c in report["checks"]}
     witnesses = {k: (c.get("details") or {}).get("witness") for k, c in checks.items() if c["verdict"] == "fail"}
-    pvalue = checks.get("program-confirm", {}).get("pvalue")
-    return {**result, "verdict": report["verdict"], "witnesses": witnesses, "pvalue": pvalue}
+    confirm = checks.get("program-confirm", {})
+    on = (confirm.get("details") or {}).get("witness")
+    return {"verdict": report["verdict"], "witnesses": witnesses, "pvalue": confirm.get("pvalue"), "confirmed_on": on}
+
+
+def markdown(lines: list[dict]) -> str:
+    """The table of docs/explanation/dp-recorder.md's library section (``--markdown``): one row per JSON line."""
+    rows = [
+        "| library, version | pipeline | bug | law | exit | witness the audit found | p | seconds (trials, load) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for line in lines:
+        patch = f" + {line['patch']}" if line["patch"] else ""
+        refuting = "; ".join(f"{check}: {text}" for check, text in line["witnesses"].items())
+        witness = refuting or (f"not refuted on: {line['confirmed_on']}" if line.get("confirmed_on") else "none")
+        pvalue = "" if line["pvalue"] is None else f"{line['pvalue']:.2g}"
+        rows.append(
+            f"| {line['library']} {line['version']}{patch} | `{line['pipeline']}` | {'yes' if line['bug'] else 'no'} "
+            f"| {line['law']} | {line['exit']} | {witness} | {pvalue} "
+            f"| {line['seconds']:.0f} ({line['trials']}, {line['load_1min']}) |"
+        )
+    return "\n".join(rows) + "\n"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--venvs", type=Path, required=True, help="a folder for the versions' environments")
+    parser.add_argument("--venvs", type=Path, help="a folder for the versions' environments")
+    parser.add_argument("--markdown", nargs=2, type=Path, metavar=("JSONL", "MD"), help="only write JSONL's table")
     parser.add_argument("--trials", type=int, default=2000, help="pdp-audit's --trials (default 2000)")
     parser.add_argument("--only", nargs="*", default=None, help="library names (default: all)")
+    parser.add_argument("--pipelines", nargs="*", default=None, help="pipeline names (default: all)")
     args = parser.parse_args()
+    if args.markdown:
+        source, target = args.markdown
+        lines = [json.loads(t) for t in source.read_text(encoding="utf-8").splitlines() if t.strip()]
+        target.write_text(markdown(lines), encoding="utf-8")
+        return
+    if args.venvs is None:
+        parser.error("--venvs: a folder for the versions' environments is required")
     args.venvs.mkdir(parents=True, exist_ok=True)
     chosen = [v for v in VERSIONS if args.only is None or v.library in args.only]
+    chosen = [v for v in chosen if args.pipelines is None or v.pipeline in args.pipelines]
     with tempfile.TemporaryDirectory() as tmp:
         for version in chosen:
             venv = environment(version, args.venvs)
             if venv is None:
                 continue
             before = os.getloadavg()[0]
-            result = audit(version, venv, args.trials, Path(tmp))
+            trials = version.trials or args.trials
+            result = audit(version, venv, trials, Path(tmp))
             line = {
                 "benchmark": "library_versions",
                 "library": version.library,
@@ -245,7 +346,7 @@ def main() -> None:
                 "bug": version.bug,
                 "patch": None if version.patch is None else version.patch.name,
                 **result,
-                "trials": args.trials,
+                "trials": trials,
                 "machine": platform.node(),
                 "cores": os.cpu_count(),
                 "load_1min_before": round(before, 2),

@@ -14,6 +14,8 @@ A page holds a marker ``<!-- generated: NAME -->`` and this hook replaces it wit
   benchmarks/blackbox_peers.md`` (and ``--cli --markdown benchmarks/blackbox_peers_cli.md``) wrote;
 * ``dp-recorder-peers``: the table ``benchmarks/dp_recorder_peers.py --markdown benchmarks/dp_recorder_peers.md``
   wrote;
+* ``library-versions``: the table ``benchmarks/library_versions.py --markdown benchmarks/library_versions.jsonl
+  benchmarks/library_versions.md`` wrote;
 * ``certify-defaults``: the table ``benchmarks/certify_defaults.py --markdown benchmarks/certify_defaults.md``
   wrote (a benchmark run's output, committed with the code it measured).
 
@@ -198,6 +200,7 @@ GENERATORS = {
     "blackbox-peers": benchmark_markdown("blackbox_peers"),
     "blackbox-peers-cli": benchmark_markdown("blackbox_peers_cli"),
     "dp-recorder-peers": benchmark_markdown("dp_recorder_peers"),
+    "library-versions": benchmark_markdown("library_versions"),
 }
 
 
