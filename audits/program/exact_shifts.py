@@ -159,6 +159,9 @@ class Shared:
     eta: np.ndarray
     keep: bool
     on_d: dict[str, np.ndarray | None] = field(default_factory=dict)
+    #: a small release's coordinates that pass D's side of :func:`_read_few`'s tests with every element zeroed (D's
+    #: replay ``on_d["all"]``), as (coordinate, element, x, η), made once: D's side is the same for every pair
+    few_on_d: list[tuple[int, int, float, float]] | None = None
 
     @staticmethod
     def of(recorded: trace.Run, found: trace.Probe) -> Shared:
@@ -254,22 +257,19 @@ def _read_few(shared: Shared, c: Comparison, zeroed: np.ndarray, values: list[np
     """:func:`_read_with`'s reading of D's and D′'s replays with the noise at 0 (``values``; none through a
     post-processing) for a few coordinates, in Python, coordinate by coordinate: the same tests (x and x′ finite,
     element zeroed, source "release" and not unread, one float addition giving the recorded coordinates bit for bit:
-    the same doubles, their bits compared as ``struct`` packs them), the same differences in the same order."""
-    at = shared.units.tolist()
-    carrier, zero, eta = shared.found.carrier.tolist(), zeroed.tolist(), shared.eta.tolist()
-    x, x_prime = values[0].tolist(), values[1].tolist()
-    on_d, on_d_prime = shared.recorded.numbers.tolist(), c.replayed.numbers.tolist() if c.replayed else []
+    the same doubles, their bits compared as ``struct`` packs them), the same differences in the same order.  D's
+    side of the tests (element zeroed, x finite, D's coordinate given bit for bit) first (:func:`_on_d`), D′'s
+    after: a conjunction of tests without side effects, in any order the same."""
+    x_prime = values[1].tolist()
+    on_d_prime = c.replayed.numbers.tolist() if c.replayed else []
     unread = set(c.unread)
     shown = [
-        (carrier[i], x[i], x_prime[i])
-        for i in at
-        if zero[carrier[i]]
-        and math.isfinite(x[i])
-        and math.isfinite(x_prime[i])
-        and c.source[carrier[i]] == "release"
+        (j, x, x_prime[i])
+        for i, j, x, eta in _on_d(shared, zeroed, values[0])
+        if math.isfinite(x_prime[i])
+        and c.source[j] == "release"
         and i not in unread
-        and _BITS(x[i] + eta[carrier[i]]) == _BITS(on_d[i])
-        and _BITS(x_prime[i] + eta[carrier[i]]) == _BITS(on_d_prime[i])
+        and _BITS(x_prime[i] + eta) == _BITS(on_d_prime[i])
     ]
     out: dict[int, Fraction] = dict.fromkeys((j for j, a, b in shown if b == a), ZERO)  # unmoved first, as there
     conflicted: set[int] = set()
@@ -279,6 +279,26 @@ def _read_few(shared: Shared, c: Comparison, zeroed: np.ndarray, values: list[np
             if out.setdefault(j, d) != d:
                 conflicted.add(j)
     return {j: d for j, d in out.items() if j not in conflicted} if conflicted else out
+
+
+def _on_d(shared: Shared, zeroed: np.ndarray, on_d: np.ndarray) -> list[tuple[int, int, float, float]]:
+    """The unit coordinates (in release order) that pass D's side of :func:`_read_few`'s tests -- their element
+    zeroed, x (``on_d``: D's replay with the ``zeroed`` elements' noise at 0) finite, x + η the recorded coordinate
+    bit for bit -- as (coordinate, element, x, η); made once where ``on_d`` is the one every pair shares
+    (:attr:`Shared.on_d`, every element zeroed), which no pair changes."""
+    shared_once = zeroed.all() and on_d is shared.on_d.get("all")
+    if shared_once and shared.few_on_d is not None:
+        return shared.few_on_d
+    carrier, zero, eta = shared.found.carrier.tolist(), zeroed.tolist(), shared.eta.tolist()
+    x, recorded = on_d.tolist(), shared.recorded.numbers.tolist()
+    out = [
+        (i, carrier[i], x[i], eta[carrier[i]])
+        for i in shared.units.tolist()
+        if zero[carrier[i]] and math.isfinite(x[i]) and _BITS(x[i] + eta[carrier[i]]) == _BITS(recorded[i])
+    ]
+    if shared_once:
+        shared.few_on_d = out
+    return out
 
 
 #: A double's bits (what :func:`_same` compares, for one number).
