@@ -269,8 +269,10 @@ PROGRAMS = {"dict-count": dict_count, "series-histogram": series_histogram, "fra
 #: Fresh releases per world of a correct program's audit (each release a call of the program: slower to draw).
 PROGRAM_TRIALS = 10_000
 #: Fresh releases per world of a broken program's audit: its true ε is 4 against the claim's 1.1, and the
-#: confirmation refutes it far below α with fewer releases (seen: p = 1e-60, 1e-60 and 5e-20 at 2,000 a world).
-BROKEN_TRIALS = 2_000
+#: confirmation refutes it far below α with fewer releases.  Seen on seed 0: dict-count p = 3.2e-51 and
+#: series-histogram 3.2e-47 at 1,000 a world (1e-60 at 2,000); frame-float32 5.0e-20 at 2,000 but 4.7e-8 at 1,000,
+#: too close to α, so it keeps 2,000.
+BROKEN_TRIALS = {"dict-count": 1_000, "series-histogram": 1_000, "frame-float32": 2_000}
 
 
 class SharedReleases:
@@ -314,5 +316,5 @@ def test_a_correct_programs_release_is_never_refuted(name):
 
 @pytest.mark.parametrize("name", list(PROGRAMS))
 def test_the_broken_programs_release_is_refuted(name):
-    (check,) = _confirm(functools.partial(PROGRAMS[name], scale=0.25), ("ideal",), BROKEN_TRIALS).values()
+    (check,) = _confirm(functools.partial(PROGRAMS[name], scale=0.25), ("ideal",), BROKEN_TRIALS[name]).values()
     assert check.pvalue <= ALPHA, (name, check.pvalue, check.note)
