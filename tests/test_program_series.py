@@ -40,6 +40,8 @@ ADD_REMOVE: dict = {}
 #: under α = 1e-6, so the refutation does not hang on the seed (at 300 it was 1.0e-11: too close; at 1,000, 1e-60).
 #: A smaller budget only makes a refutation harder, never a false alarm likelier: the twins keep theirs.
 QUICK = {"trials": 500}
+NAMED_WITNESS = {**QUICK, "candidates": 8}
+AGE_CDF = {"trials": 1000, "candidates": 8}
 REPLACE_ONE = {"neighbours": "replace-one"}
 LOGIN_DAY = {"neighbours": "replace-one", "bounds": (s.DAY_START, s.DAY_START + s.DAY), "trials": 5000}
 LOGIN_BUG = {**LOGIN_DAY, "trials": 3000}
@@ -70,9 +72,12 @@ BUGS = [
     pytest.param(s.salary_mean_p95_bounds, s.STAFF, QUICK, False, id="salary_mean_p95_bounds"),
     pytest.param(s.dept_counts_thresholded, s.STAFF, ADD_REMOVE, False, id="dept_counts_thresholded"),
     pytest.param(s.ratings_total_by_hand_unit_scale, s.STAFF, QUICK, False, id="ratings_total_by_hand_unit_scale"),
-    pytest.param(s.age_histogram_data_bins, s.STAFF, QUICK, True, id="age_histogram_data_bins"),
+    # these two's witnesses are named neighbours (an outlier below the domain; D less its youngest record), found and
+    # confirmed alike with 8 searched candidates as with the default 32 (the same witness and p on seed 0); the
+    # search's exact compositions were most of their time
+    pytest.param(s.age_histogram_data_bins, s.STAFF, NAMED_WITNESS, True, id="age_histogram_data_bins"),
     # p = 2.4e-44 at 1,000 releases a world, only 4.8e-14 at 500: it keeps 1,000
-    pytest.param(s.age_cdf_noise_per_point, s.STAFF, {"trials": 1000}, True, id="age_cdf_noise_per_point"),
+    pytest.param(s.age_cdf_noise_per_point, s.STAFF, AGE_CDF, True, id="age_cdf_noise_per_point"),
     pytest.param(s.largest_dept_max_unnoised, s.STAFF, QUICK, False, id="largest_dept_max_unnoised"),
     # the infinite loss (week 1 wins only on D less one week-0 incident) shows on the ~7% of draws whose threshold
     # falls in (5, 6]; at the recorded draws every pair agrees: the statistical screening of releases finds the pair
