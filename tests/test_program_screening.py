@@ -1,6 +1,7 @@
 """The statistical screening of a program audit's pairs (:mod:`pdp_audit.audits.program.screening`): which pair it
 selects for a discrete release whose loss the recorded draws do not show, that it selects none worth confirming for
-an ε-DP twin, and how its confirmation joins the structural witness's.
+an ε-DP twin, and how its confirmation joins the structural witness's; for a continuous release, the pair whose
+releases take another structure (a class read from the data that the neighbour removes).
 
 The bug is the sparse vector whose query noise is drawn once (:func:`tests.program_series.first_busy_week_shared_noise`,
 Lyu, Su & Li 2017, §4): weeks 0 and 1 of :data:`tests.program_series.INCIDENTS` tie, so week 1 never wins on D; it
@@ -80,7 +81,9 @@ def test_the_dp_twin_is_screened_and_nothing_is_confirmed():
     assert "none confirmed" in confirm.note and confirm.details["screened"]["pairs_screened"] > 0
 
 
-def test_a_continuous_release_is_not_screened():
+def test_a_continuous_release_whose_structure_never_moves_names_no_pair():
+    """A noisy sum's releases are continuous: screened on their structure alone, which no neighbour moves."""
+
     def noisy_sum(data, rng):
         return float(np.sum(data)) + rng.laplace(0.0, 1.0)
 
@@ -115,3 +118,35 @@ def test_ties_are_broken_by_the_outcome_not_by_the_hash_seed():
     keys = [f"k{i:02d}".encode() for i in range(20)]
     _, event, x, y = screening.event_test(Counter(dict.fromkeys(keys, 5)), Counter(dict.fromkeys(keys, 1)), 1.0)
     assert event == sorted(keys) and (x, y) == (100, 20)
+
+
+def classes_from_data(data, rng):
+    """Noisy counts per class, the classes read from the data (``np.unique``: a domain inferred, as diffprivlib's
+    ``GaussianNB`` reads its classes); a first draw whose range follows n (as its ``GeometricTruncated`` takes the
+    dataset's size) makes every add/remove replay diverge at it, all alike."""
+    x = np.clip(np.nan_to_num(np.asarray(data, dtype=float)).round(), 0, 2)
+    rng.integers(0, len(x) + 1)
+    classes = np.unique(x)
+    counts = np.array([(x == c).sum() for c in classes], dtype=float)
+    return {"classes": classes.tolist(), "counts": (counts + rng.laplace(0.0, 1.0, size=counts.size)).tolist()}
+
+
+def test_a_continuous_release_of_another_structure_is_screened_and_refuted():
+    """Removing the one record of class 2 removes a class from the release (another structure on every draw);
+    every replay diverges alike, so the structural witness is the first pair (record 0 removed), whose releases have
+    the same structure and a count moved by 1 (ε = 1 exactly: not refuted).  The structure screening names the
+    separated pair, and the black box refutes on it (p ≤ α = 1e-6, seed 0).  Seen failing: before the structure
+    screening, a continuous release was not screened and the run was undecided (exit 3)."""
+    data = np.array([0, 0, 0, 1, 1, 1, 2.0])
+    analysis = analyse(classes_from_data, data, "add-remove", (0, 2), (1.0, 0.0), 0)
+    witness = analysis.worst(confirmable=True)
+    assert witness is not None and witness.neighbour.name == "remove record 0 (the first)"
+    found = screening.screen(classes_from_data, data, analysis.pairs, witness, 1.0, 0)
+    assert found is not None and found.separated and found.worth and found.pair is not None
+    assert 2.0 not in found.pair.neighbour.data, found.pair.neighbour.name
+    assert found.counts == (0, screening.STRUCTURE_RELEASES)
+    run = pdp_audit.audit_program(classes_from_data, data, 1.0, 0.0, bounds=(0, 2), trials=2000, alpha=ALPHA, seed=0)
+    confirm = next(c for c in run.checks if c.id == "program-confirm")
+    assert run.verdict == "fail" and confirm.pvalue <= ALPHA, confirm.note
+    assert confirm.details["witness"] == found.pair.neighbour.name
+    assert confirm.details["witness_found_by"].startswith("the statistical screening of ")

@@ -23,6 +23,13 @@ the conditional test of two Poisson rates (Lehmann & Romano, Testing Statistical
 of X or more of the N releases in S falling on the first world's side were P₁(S) ≤ e^ε·P₂(S) (equal sample sizes).
 The pair of smallest p is the screened pair.  Neither δ nor the choice of S is corrected for: p only ranks.
 
+**A continuous release** (more than :data:`OUTCOMES` distinct releases on D) is screened on its *structure* alone:
+the codec's types, dtypes, shapes and keys and the count of its numbers (:func:`structure_key`), on
+:data:`STRUCTURE_RELEASES` releases a world.  A pair whose releases never share a structure with D's (a class read
+from the data that the neighbour removes, a group key that appears: a release of another shape, on every draw) is
+*separated*, and the separated pair of smallest p is confirmed whatever its p -- its releases differ on every draw
+seen, and the confirmation, not the screening, tests the claim; no separated pair, no confirmation.
+
 **Validity** (sample splitting, as DP-Sniper splits its releases: Bichsel et al., S&P 2021, §V).  The screening's
 releases come from a generator of its own (seeded by [:data:`STREAM`, seed], whose entropy no other generator of the
 run shares), and the confirmation runs on fresh releases.  The pair B chosen is a function of the screening sample S
@@ -59,6 +66,9 @@ BUDGET = 16_000
 FEWEST, MOST = 250, 1_000
 #: A release with more distinct values than this among the releases on D is not screened (not discrete).
 OUTCOMES = 64
+#: Releases a world of a continuous release's structure screening (module notes): a pair's releases each of another
+#: structure than D's on all of them, against D's on all of theirs.
+STRUCTURE_RELEASES = 16
 #: A screened pair is confirmed only where its screening p is at most this (else no pair's releases differ enough to
 #: be worth a test).
 LEVEL = 0.01
@@ -78,11 +88,13 @@ class Screened:
     counts: tuple[int, int]
     pairs: int
     releases: int
+    #: a continuous release's pair whose releases never share a structure with D's (module notes)
+    separated: bool = False
 
     @property
     def worth(self) -> bool:
-        """Whether the screened pair is worth a confirmation (:data:`LEVEL`)."""
-        return self.pair is not None and self.pvalue <= LEVEL
+        """Whether the screened pair is worth a confirmation (:data:`LEVEL`; a separated pair always is)."""
+        return self.pair is not None and (self.pvalue <= LEVEL or self.separated)
 
     def words(self) -> str:
         """How the pair was found, as a clause: ``the statistical screening of 47 neighbouring pairs (…)``."""
@@ -118,14 +130,17 @@ def per_world(count: int) -> tuple[int, int]:
     return pairs, max(FEWEST, min(MOST, BUDGET // (pairs + 1)))
 
 
-def _outcomes(program: Callable, data: Any, size: int, rng: np.random.Generator, most: int = 0) -> Counter | None:
+def _outcomes(
+    program: Callable, data: Any, size: int, rng: np.random.Generator, most: int = 0, key: Callable | None = None
+) -> Counter | None:
     """The counts of the distinct releases among ``size`` releases on ``data``, each from its own generator seeded from
     ``rng`` and counted by its exact encoding (:meth:`~pdp_audit.verify.inputs.release_codec.EncodedRelease.key`: two
     releases are one outcome only where they are the same objects of the same bits) (None: the program raised);
     ``most`` > 0: cut short once more than ``most`` outcomes are seen (a continuous release costs ``most`` + 1 runs, not
     ``size``; the seeds are drawn first, so ``rng`` moves on alike). ``sys.modules`` is given back once, after the block
     (as a :class:`~pdp_audit.audits.program.trace.Session` does; every other piece of process state after each run): a
-    set-up per run costs twice a small program's run."""
+    set-up per run costs twice a small program's run.  ``key``: what counts as one outcome (default: the whole
+    encoding; :func:`structure_key`: its structure alone)."""
     seeds = rng.integers(0, 2**63 - 1, size=size)
     out: Counter = Counter()
     with user_modules(), np.errstate(all="ignore"), sources_drawn() as drawing:
@@ -136,10 +151,16 @@ def _outcomes(program: Callable, data: Any, size: int, rng: np.random.Generator,
                     release = trace.call_program(program, data, generator, modules=False)
             except trace.ProgramFault:
                 return None
-            out[release_codec.encode(release).key()] += 1
+            encoded = release_codec.encode(release)
+            out[encoded.key() if key is None else key(encoded)] += 1
             if 0 < most < len(out):
                 break
     return out
+
+
+def structure_key(encoded: release_codec.EncodedRelease) -> bytes:
+    """A release's structure as one outcome: the codec's structure and the count of its numbers (module notes)."""
+    return repr((encoded.structure, encoded.numbers.size)).encode()
 
 
 def _shown(key: bytes) -> str:
@@ -182,8 +203,10 @@ def screen(
         return None
     rng = np.random.default_rng([STREAM, seed])
     on_d = _outcomes(program, data, size, rng, OUTCOMES)
-    if on_d is None or len(on_d) > OUTCOMES:
+    if on_d is None:
         return None
+    if len(on_d) > OUTCOMES:
+        return _by_structure(program, data, found[:count], rng, epsilon)
     best: Screened | None = None
     for pair in found[:count]:
         on_d_prime = _outcomes(program, pair.neighbour.data, size, rng)
@@ -258,3 +281,24 @@ def _p(evidence: Evidence | None) -> float:
 def _at(read: Callable[[float], Any], tests: int) -> Callable[[float], Any]:
     """``read`` (an event or interval at a level) at the level over ``tests``: each test's share of Bonferroni's."""
     return lambda level: read(level / tests)
+
+
+def _by_structure(
+    program: Callable, data: Any, found: Sequence[PairResult], rng: np.random.Generator, epsilon: float
+) -> Screened | None:
+    """A continuous release's structure screening (module notes): the separated pair of smallest event-test p, or
+    None where no pair is separated (or D's releases take more than :data:`OUTCOMES` structures)."""
+    size = STRUCTURE_RELEASES
+    on_d = _outcomes(program, data, size, rng, key=structure_key)
+    if on_d is None or len(on_d) > OUTCOMES:
+        return None
+    best: Screened | None = None
+    for pair in found:
+        on_d_prime = _outcomes(program, pair.neighbour.data, size, rng, key=structure_key)
+        if on_d_prime is None or set(on_d_prime) & set(on_d):
+            continue
+        p, _, x, y = event_test(on_d_prime, on_d, epsilon)
+        if best is None or p < best.pvalue:
+            words = "of another structure (types, shapes, keys) than any of D's"
+            best = Screened(pair, p, words, (y, x), len(found), size, separated=True)
+    return best
