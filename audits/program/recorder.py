@@ -39,7 +39,7 @@ _WITH_DATA = ("choice", "permutation", "shuffle", "permuted")
 _UNWRAPPED = ("bit_generator",)
 #: Randomness the recorder cannot see: the certificate says so.
 NOT_RECORDED = (
-    "randomness the audit does not record (names bound at import; draws of scikit-learn, torch, compiled code) -- "
+    "randomness the audit does not record (names bound at import; draws of scikit-learn, compiled code) -- "
     "a replay that differs from its record on D says so"
 )
 
@@ -64,6 +64,10 @@ REPEATED = (
     "a recorded generator's state copied, saved or restored: its draws repeat recorded ones, which the audit would "
     "count as fresh noise (undecided)"
 )
+
+#: Why a seeded source is not recorded (:mod:`.sources`, :mod:`.torch_draws`).
+FIXED = "noise seeded with a constant: not random (its draws are not recorded; the audit does not count them as noise)"
+SAVED = "noise from a saved state: fixed, not random (its draws are not recorded)"
 
 
 class Divergence(BaseException):
@@ -232,7 +236,7 @@ class Tape:
 #: ``pickle`` (a copy of a generator is the program's line that asked for it).
 _NOT_THE_PROGRAM = (
     "pdp_audit", "numpy", "diffprivlib", "opendp", "sklearn", "pandas", "scipy", "contextlib", "functools", "random",
-    "secrets", "copy", "copyreg", "pickle",
+    "secrets", "copy", "copyreg", "pickle", "torch", "opacus",
 )  # fmt: skip
 
 

@@ -40,8 +40,8 @@ is a ``secrets.SystemRandom``) draws the same noise on every run of one seed -- 
 (``from numpy.random import laplace``, or a ``default_rng()``, ``RandomState()`` or ``random.Random()`` made at the
 program's import: the object itself is numpy's or Python's), a library's own reference to numpy's global state
 (scikit-learn's ``check_random_state(None)`` draws from it directly), a generator class of the program's own,
-draws inside compiled code, torch (not wrapped: where it is installed, its draws are not recorded), OpenDP's
-sampler outside its measurements.
+draws inside compiled code, OpenDP's sampler outside its measurements.  torch's draws, where a program imports
+torch, are replaced the same way (:mod:`.torch_draws`; :meth:`Sources.wrap_new`).
 
 **The black box** runs the program outside any session: there (:func:`sources_drawn`) the same names draw from each
 release's own generator, unrecorded, so that its releases follow the run's seed.
@@ -59,7 +59,17 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from pdp_audit.audits.program.recorder import REPEATED, Call, RecordingGenerator, Tape, Unrecorded, _program_line
+from pdp_audit.audits.program import torch_draws
+from pdp_audit.audits.program.recorder import (
+    FIXED,
+    REPEATED,
+    SAVED,
+    Call,
+    RecordingGenerator,
+    Tape,
+    Unrecorded,
+    _program_line,
+)
 
 #: The real classes and functions, as numpy and Python define them (captured at import, before any session).
 _NUMPY = {name: getattr(np.random, name) for name in np.random.__all__}
@@ -76,8 +86,6 @@ _STATE = ("seed", "get_state", "set_state")
 
 
 #: The reasons :class:`Unrecorded` gives.
-FIXED = "noise seeded with a constant: not random (its draws are not recorded; the audit does not count them as noise)"
-SAVED = "noise from a saved state: fixed, not random (its draws are not recorded)"
 REUSED = "a seed used twice in one run: its noise is drawn again, which the audit does not replay (undecided)"
 UNREPLAYABLE = "randomness the audit cannot replay: the claim stays undecided"
 
@@ -107,6 +115,11 @@ class Sources:
         self.streams: set[tuple] = set()
         self.numpy_global = RecordingRandomState(self, fixed=None)
         self.python_global = RecordingRandom(self)
+        #: torch's global generator seeded with a constant in this run (:mod:`.torch_draws`)
+        self.torch_fixed = False
+        #: how a name is replaced for the block (set by :func:`sources_recorded`), and whether torch's draws are
+        self.replace: Callable[[Any, str, Any], None] | None = None
+        self.torch_wrapped = False
 
     def __enter__(self) -> Sources:
         """One run of the program (``with sources:``): the global sources draw from the run's tape (no seed the
@@ -114,12 +127,22 @@ class Sources:
         between two runs included).  A class's enter and exit, not a generator's: the black box enters it for each
         release."""
         self.numpy_global.fixed = self.python_global.fixed = None
+        self.torch_fixed = False
         self.streams.clear()
         self.active = True
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.active = False
+
+    def wrap_new(self) -> bool:
+        """torch's draws replaced (:mod:`.torch_draws`) once torch is imported: whether they were now.  A program that
+        imports torch in its body draws its first run's noise unrecorded; that run is made again
+        (:meth:`~pdp_audit.audits.program.trace.Session.run`, as for a library wrapped late)."""
+        if self.torch_wrapped or self.replace is None or "torch" not in sys.modules:
+            return False
+        self.torch_wrapped = torch_draws.wrap(self, self.replace)
+        return self.torch_wrapped
 
     def note(self, what: str, why: str, undecided: bool = False) -> None:
         """Note an unrecorded source on the run's tape (once per source and line), where the program itself used it
@@ -481,6 +504,7 @@ def sources_drawn() -> Iterator[Callable[[np.random.Generator], Sources]]:
 
         def drawing(rng: np.random.Generator) -> Sources:
             current[:] = [rng]
+            sources.wrap_new()  # torch imported by an earlier release
             return sources
 
         yield drawing
@@ -512,6 +536,8 @@ def sources_recorded(tape: Callable[[], Tape | None], rng: Callable[[], np.rando
     replace(random, "Random", _RANDOM)
     _unreplayable(sources, replace)
     _scipy(sources, replace)
+    sources.replace = replace
+    sources.wrap_new()
     _OPEN.append(sources)
     try:
         yield sources

@@ -202,8 +202,10 @@ class Session:
 
     def _again(self, modules: int) -> bool:
         """Whether the run just made is made again: a library newly wrapped, or a module imported during it."""
-        wrapped = self.libraries.wrap_new()  # called whatever the count says: it wraps the new library
-        return wrapped or len(sys.modules) > modules
+        # both called whatever the count says: each wraps what was newly imported
+        wrapped = self.libraries.wrap_new()
+        drawn = self.sources.wrap_new()
+        return wrapped or drawn or len(sys.modules) > modules
 
     def _once(self, data: Any, tape: Tape) -> Run:
         self.tape = tape
