@@ -83,10 +83,10 @@ def wrap(sources: Any, replace: Callable[[Any, str, Any], None]) -> bool:
     return True
 
 
-_CLASSES: dict[int, type] = {}
+_CLASSES: dict[int, Any] = {}
 
 
-def _generator_class(torch: Any) -> type:
+def _generator_class(torch: Any) -> Any:
     """A ``torch.Generator`` subclass (made once per torch module) that knows whether its seed is random: made
     unseeded (fixed: torch's constant), random once ``seed()`` is called or ``manual_seed`` is given a seed the run's
     generator drew (:meth:`.sources.Sources.seed_kind`), fixed again by a constant seed or a saved state."""
@@ -365,7 +365,8 @@ def _random_(rng: np.random.Generator, tensor: Any, *bounds: Any, **kw: Any) -> 
         given = [0, bounds[0]]
     elif len(bounds) == 2:
         given = list(bounds)
-    low, high = int(given[0] or 0), given[1]
+    low = int(given[0] or 0)
+    high: Any = given[1]
     floating, torch = tensor.dtype.is_floating_point, sys.modules["torch"]
     if high is None:
         digits = {torch.float64: 53, torch.float32: 24, torch.float16: 11, torch.bfloat16: 8}
