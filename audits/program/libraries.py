@@ -269,11 +269,28 @@ def _same_value(value: Any, recorded: Any) -> bool:
     return now == then or (math.isnan(now) and math.isnan(then))
 
 
+#: diffprivlib's mechanisms that select with no value given (``randomise()``): their input is the public utility
+#: they were made with (the data's doing), compared on a replay with its largest move (:func:`.library_steps
+#: .declared_step`); their ``candidates``, ``measure`` and ``monotonic`` are noted beside it.
+SELECTING = ("Exponential", "PermuteAndFlip")
+
+
+def _mechanism_input(mechanism: Any, name: str, value: Any) -> Any:
+    """What the data moves in a call: the value given, or a selecting mechanism's utility where none is given."""
+    if value is None and name in SELECTING:
+        return copied(np.asarray(getattr(mechanism, "utility", None), dtype=float))
+    return value
+
+
 def _wrapped_randomise(name: str, original: Callable, current: Callable[[], Tape]) -> Callable:
-    def randomise(self: Any, value: Any) -> Any:
+    """diffprivlib's ``randomise``, recorded: called with the arguments the program gave (a selecting mechanism's
+    ``randomise()`` takes none)."""
+
+    def randomise(self: Any, *args: Any, **kwargs: Any) -> Any:
         tape = current()
         if tape.depth:
-            return original(self, value)
+            return original(self, *args, **kwargs)
+        value = args[0] if args else kwargs.get("value")
         parameters = {k: getattr(self, k, None) for k in ("epsilon", "delta", "sensitivity")}
         parameters.update({k: getattr(self, k) for k in ("lower", "upper", "bounds") if hasattr(self, k)})
         additive = name in _ADDITIVE and np.ndim(value) == 0 and isinstance(value, (int, float, np.number))
@@ -281,18 +298,21 @@ def _wrapped_randomise(name: str, original: Callable, current: Callable[[], Tape
         scale = _dpl_scale(self, name) if additive else None
         call = Call(f"diffprivlib.{name}", parameters, value if additive else None, (), None, scale, law)
         call.details["declared"] = {k: parameters[k] for k in ("epsilon", "delta", "sensitivity")}
+        if name in SELECTING:
+            noted = ("candidates", "measure", "monotonic")
+            call.details["selecting"] = {k: copied(getattr(self, k, None)) for k in noted}
         if tape.recording:
             with tape.inside():
-                output = original(self, value)
+                output = original(self, *args, **kwargs)
             call.noise = float(output) - float(value) if additive else output
             if not additive:
-                call.details["input"] = value
+                call.details["input"] = _mechanism_input(self, name, value)
             call.details["output"] = output
             tape.keep(call)
             return output
         recorded = tape.next_call(call)
         if not additive:
-            call.details["input"] = value
+            call.details["input"] = _mechanism_input(self, name, value)
             return recorded.noise
         unshifted = np.asarray(recorded.noise, dtype=float)
         noise = tape.noise(len(tape.replayed) - 1, unshifted)

@@ -66,20 +66,29 @@ LINEAR = (
 
 def declared_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None, Unaccounted | None]:
     """A diffprivlib mechanism without an exact law here: its declared (ε, δ) where the input moved by at most the
-    declared sensitivity (a share of ε for the Laplace and geometric variants), else a problem to report."""
+    declared sensitivity (a share of ε for the Laplace and geometric variants), else a problem to report.  The move
+    is the input's L1 distance, or for a selecting mechanism (``Exponential``, ``PermuteAndFlip``: its input the
+    utility of each candidate) the largest move of one candidate's utility, as its sensitivity is defined (McSherry
+    & Talwar 2007; a ``monotonic`` one's utilities all moving one way), its candidates and base measure unmoved."""
     declared = call.details.get("declared", {})
     epsilon, delta, sensitivity = (declared.get(key) for key in ("epsilon", "delta", "sensitivity"))
+    selecting = "selecting" in call.details
     try:
         before = np.asarray(call.details.get("input"), dtype=float)
         after = np.asarray(other.details.get("input"), dtype=float)
-        shift = float(np.abs(after - before).sum()) if before.shape == after.shape else math.inf
+        difference = np.abs(after - before) if before.shape == after.shape else np.array([math.inf])
+        shift = float(difference.max(initial=0.0) if selecting else difference.sum())
     except (TypeError, ValueError):
         return None, Unaccounted(k, call.kind, "its input cannot be compared")
+    problem = _selection_moved(k, call, other, before, after) if selecting else None
+    if problem is not None:
+        return None, problem
     if shift == 0 or np.isnan(shift) and np.array_equal(before, after, equal_nan=True):
         return None, None
     if epsilon is None or sensitivity is None or not math.isfinite(shift):
         return None, Unaccounted(k, call.kind, f"its input moved ({shift:.6g}) and its budget is not declared")
-    moved = exact_distance(before, after)  # the input's L1 move in rationals: compared with no margin
+    # the input's move in rationals (L1, or a selection's largest): compared with no margin
+    moved = exact_largest(before, after) if selecting else exact_distance(before, after)
     if moved > Fraction(float(sensitivity)):
         why = f"its input moved by {shift:.6g} > its declared sensitivity {float(sensitivity):.6g}"
         excess = float(moved - Fraction(float(sensitivity)))
@@ -92,6 +101,34 @@ def declared_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None
         call=k, label=call.kind, epsilon=float(spent), delta=float(delta or 0.0), porous=porous, within=(spent, spent)
     )
     return step, None
+
+
+def _selection_moved(k: int, call: Any, other: Any, before: np.ndarray, after: np.ndarray) -> Unaccounted | None:
+    """A selecting mechanism whose candidates or base measure moved, or whose monotonic utilities moved both ways:
+    its declared budget does not cover the pair (a problem to report), else None."""
+    was, now = call.details["selecting"], other.details.get("selecting", {})
+    for key in ("candidates", "measure"):
+        if not _equal(was.get(key), now.get(key)):
+            return Unaccounted(k, call.kind, f"its {key} moved with the data")
+    if was.get("monotonic") and before.shape == after.shape and (after > before).any() and (after < before).any():
+        return Unaccounted(k, call.kind, "its monotonic utilities moved both ways")
+    return None
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """Two candidate lists or base measures the same (None as None; numbers bitwise, NaN as NaN)."""
+    if a is None or b is None:
+        return a is b
+    try:
+        return bool(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True))
+    except TypeError:
+        return bool(np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object)))
+
+
+def exact_largest(before: np.ndarray, after: np.ndarray) -> Fraction:
+    """max |after − before| of two float arrays of one shape, in rationals."""
+    pairs = zip(after.ravel().tolist(), before.ravel().tolist())
+    return max((abs(Fraction(a) - Fraction(b)) for a, b in pairs), default=Fraction(0))
 
 
 def exact_distance(before: np.ndarray, after: np.ndarray) -> Fraction:

@@ -38,10 +38,11 @@ is a ``secrets.SystemRandom``) draws the same noise on every run of one seed -- 
 
 **Not covered** (the replay on D then differs from the record: undecided, as before): a name bound before the session
 (``from numpy.random import laplace``, or a ``default_rng()``, ``RandomState()`` or ``random.Random()`` made at the
-program's import: the object itself is numpy's or Python's), a library's own reference to numpy's global state
-(scikit-learn's ``check_random_state(None)`` draws from it directly), a generator class of the program's own,
-draws inside compiled code, OpenDP's sampler outside its measurements.  torch's draws, where a program imports
-torch, are replaced the same way (:mod:`.torch_draws`; :meth:`Sources.wrap_new`).
+program's import: the object itself is numpy's or Python's), a generator class of the program's own, draws inside
+compiled code, OpenDP's sampler outside its measurements.  torch's draws, where a program imports torch, are
+replaced the same way (:mod:`.torch_draws`; :meth:`Sources.wrap_new`).  numpy's global ``RandomState`` object,
+which a library reaches directly (scikit-learn's ``check_random_state(None)``), is not replaced but seeded at each
+run from the run's generator (:meth:`Sources.pin_global_state`): replayed, held fixed between D and D′.
 
 **The black box** runs the program outside any session: there (:func:`sources_drawn`) the same names draw from each
 release's own generator, unrecorded, so that its releases follow the run's seed.
@@ -120,6 +121,9 @@ class Sources:
         #: how a name is replaced for the block (set by :func:`sources_recorded`), and whether torch's draws are
         self.replace: Callable[[Any, str, Any], None] | None = None
         self.torch_wrapped = False
+        #: numpy's global RandomState itself (the object its functions are methods of), and its seeds by draw set
+        self.global_state = _NUMPY["random_sample"].__self__
+        self._words: dict[int, np.ndarray] = {}
 
     def __enter__(self) -> Sources:
         """One run of the program (``with sources:``): the global sources draw from the run's tape (no seed the
@@ -130,7 +134,28 @@ class Sources:
         self.torch_fixed = False
         self.streams.clear()
         self.active = True
+        self.pin_global_state()
         return self
+
+    def pin_global_state(self) -> None:
+        """numpy's global ``RandomState`` object seeded from the run's generator (its seed sequence's first 128
+        bits, not a draw of it): a library that reaches the object itself -- scikit-learn's and diffprivlib's
+        ``check_random_state(None)`` return it, and no replaced name is on that path -- draws the same stream on the
+        record and on every replay of one draw set, a stream of its own in each draw set and each black-box release.
+        Those draws are held fixed between D and D′, as a recorded draw with no law is (a coupling: each side's draws
+        are the stream's, of the right law), never composed as noise; before, they continued numpy's global stream,
+        so the replay on D differed from its record and the claim stayed undecided."""
+        rng = self.rng()
+        if isinstance(rng, RecordingGenerator):  # the session's: a constant seed per draw set, read once
+            words = self._words.get(rng.seed)
+            if words is None:
+                words = self._words[rng.seed] = _NUMPY["SeedSequence"](rng.seed).generate_state(4)
+        else:
+            sequence = getattr(rng.bit_generator, "seed_seq", None)
+            if not isinstance(sequence, _NUMPY["SeedSequence"]):
+                return
+            words = sequence.generate_state(4)
+        self.global_state.seed(words)
 
     def __exit__(self, *exc: Any) -> None:
         self.active = False
@@ -539,11 +564,13 @@ def sources_recorded(tape: Callable[[], Tape | None], rng: Callable[[], np.rando
     sources.replace = replace
     sources.wrap_new()
     _OPEN.append(sources)
+    saved = sources.global_state.get_state()  # the user's global stream, as the block found it
     try:
         yield sources
     finally:
         sources.active = False
         _OPEN.remove(sources)
+        sources.global_state.set_state(saved)
         for owner, name, value in reversed(replaced):
             if value is _ABSENT:
                 delattr(owner, name)
