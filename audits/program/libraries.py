@@ -290,7 +290,7 @@ def _wrapped_randomise(name: str, original: Callable, current: Callable[[], Tape
         tape = current()
         if tape.depth:
             return original(self, *args, **kwargs)
-        value = args[0] if args else kwargs.get("value")
+        value: Any = args[0] if args else kwargs.get("value")
         parameters = {k: getattr(self, k, None) for k in ("epsilon", "delta", "sensitivity")}
         parameters.update({k: getattr(self, k) for k in ("lower", "upper", "bounds") if hasattr(self, k)})
         additive = name in _ADDITIVE and np.ndim(value) == 0 and isinstance(value, (int, float, np.number))
