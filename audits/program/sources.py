@@ -36,9 +36,11 @@ black box's release's, the same law: 53 random bits for ``random()``, uniform bi
 ``randbytes``), so that a library primitive built on them (diffprivlib's mechanisms, whose ``random_state=None``
 is a ``secrets.SystemRandom``) draws the same noise on every run of one seed -- the audit's numbers follow its seed.
 
-**Not covered** (the replay on D then differs from the record: undecided, as before): a name bound before the session
-(``from numpy.random import laplace``, or a ``default_rng()``, ``RandomState()`` or ``random.Random()`` made at the
-program's import: the object itself is numpy's or Python's), a generator class of the program's own, draws inside
+**Names bound at import** (``from numpy.random import laplace``, ``from numpy.random import RandomState``) in any
+module outside the standard library are rebound for the block (:mod:`.bound_names`).  **Not covered** (the replay on
+D then differs from the record: undecided, as before): a generator object made before the session (a
+``default_rng()``, ``RandomState()`` or ``random.Random()`` made at the program's import: the object itself is
+numpy's or Python's), a generator class of the program's own, draws inside
 compiled code, OpenDP's sampler outside its measurements.  torch's draws, where a program imports torch, are
 replaced the same way (:mod:`.torch_draws`; :meth:`Sources.wrap_new`).  numpy's global ``RandomState`` object,
 which a library reaches directly (scikit-learn's ``check_random_state(None)``), is not replaced but seeded at each
@@ -60,7 +62,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from pdp_audit.audits.program import torch_draws
+from pdp_audit.audits.program import bound_names, torch_draws
 from pdp_audit.audits.program.recorder import (
     FIXED,
     REPEATED,
@@ -121,6 +123,10 @@ class Sources:
         #: how a name is replaced for the block (set by :func:`sources_recorded`), and whether torch's draws are
         self.replace: Callable[[Any, str, Any], None] | None = None
         self.torch_wrapped = False
+        #: names bound at import rebound (set by :func:`sources_recorded`: :mod:`.bound_names`), and the count of
+        #: loaded modules when they last were
+        self.rebind: Callable[[], bool] | None = None
+        self.modules_seen = 0
         #: numpy's global RandomState itself (the object its functions are methods of), and its seeds by draw set
         self.global_state = _NUMPY["random_sample"].__self__
         self._words: dict[int, np.ndarray] = {}
@@ -161,13 +167,18 @@ class Sources:
         self.active = False
 
     def wrap_new(self) -> bool:
-        """torch's draws replaced (:mod:`.torch_draws`) once torch is imported: whether they were now.  A program that
-        imports torch in its body draws its first run's noise unrecorded; that run is made again
-        (:meth:`~pdp_audit.audits.program.trace.Session.run`, as for a library wrapped late)."""
-        if self.torch_wrapped or self.replace is None or "torch" not in sys.modules:
+        """torch's draws replaced (:mod:`.torch_draws`) once torch is imported, and the names modules imported since
+        the last look bound to a source rebound (:mod:`.bound_names`): whether any was now.  A program that imports
+        torch (or a module binding such a name) in its body draws its first run's noise unrecorded; that run is made
+        again (:meth:`~pdp_audit.audits.program.trace.Session.run`, as for a library wrapped late)."""
+        if self.replace is None or len(sys.modules) == self.modules_seen:
             return False
-        self.torch_wrapped = torch_draws.wrap(self, self.replace)
-        return self.torch_wrapped
+        wrapped = False
+        if not self.torch_wrapped and "torch" in sys.modules:
+            self.torch_wrapped = wrapped = torch_draws.wrap(self, self.replace)
+        rebound = self.rebind() if self.rebind is not None else False
+        self.modules_seen = len(sys.modules)
+        return wrapped or rebound
 
     def note(self, what: str, why: str, undecided: bool = False) -> None:
         """Note an unrecorded source on the run's tape (once per source and line), where the program itself used it
@@ -562,6 +573,8 @@ def sources_recorded(tape: Callable[[], Tape | None], rng: Callable[[], np.rando
     _unreplayable(sources, replace)
     _scipy(sources, replace)
     sources.replace = replace
+    rebound: set[str] = set()
+    sources.rebind = lambda: bound_names.rebind(bound_names.originals(replaced, getattr), replace, rebound)
     sources.wrap_new()
     _OPEN.append(sources)
     saved = sources.global_state.get_state()  # the user's global stream, as the block found it
