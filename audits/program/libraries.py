@@ -85,7 +85,14 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
     metric, measure and privacy map; a replay returns ``arg′ + (output − arg)`` for a numeric output of the
     argument's shape (an additive measurement), else the recorded output.  A measurement made inside the block by a
     constructor of :data:`OPENDP_LAWS` also records its noise law (:func:`_opendp_law`; its scale is then a parameter
-    compared on replay)."""
+    compared on replay).
+
+    An interactive measurement (a compositor: ``make_sequential_composition``, ``Context.compositor``) returns a
+    queryable, which draws nothing itself: each measurement asked of it is recorded as that measurement applied to
+    the compositor's argument, its answer the queryable's (which charges the budget), and on a replay the compositor
+    is made again on the replay's argument (a queryable answers each query once: the recorded one would refuse).
+    The compositor's own call is then no step of the composition (:func:`.library_steps.call_steps`): its queries
+    are."""
     try:
         from opendp.mod import Measurement
     except ImportError:
@@ -94,8 +101,17 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
     originals = {name: vars(Measurement)[name] for name in ("__call__", "invoke") if name in vars(Measurement)}
     laws: dict[int, tuple[Any, dict]] = {}
     chains = opendp_chains.Chains()
+    #: the queryables the block's compositors returned, by id: (a weak reference, the compositor's argument)
+    asked: dict[int, tuple[Any, Any]] = {}
 
-    def recorded(self: Any, whole: Any) -> Any:
+    def interactive(output: Any, whole: Any) -> Any:
+        import weakref
+
+        key = id(output)
+        asked[key] = (weakref.ref(output, lambda _: asked.pop(key, None)), whole)
+        return output
+
+    def recorded(self: Any, whole: Any, answer: Callable[[], Any] | None = None) -> Any:
         tape = current()
         if tape.depth:
             return originals["__call__"](self, whole)
@@ -113,8 +129,12 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
         call.details.update(input=copied(arg), measurement=measured)
         if tape.recording:
             with tape.inside():
-                output = originals["__call__"](self, whole)
+                output = answer() if answer is not None else originals["__call__"](self, whole)
             call.noise = output
+            if _queryable(output):
+                call.details["interactive"] = True
+                tape.keep(call)
+                return interactive(output, whole)
             additive = _additive(arg, output)
             if additive is not None:  # its noise output − arg, shifted by a probe like a location family's
                 call.noise, call.scale, call.law = additive, np.ones(np.shape(additive)), "opendp"
@@ -124,6 +144,10 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
             tape.keep(call)
             return output
         before = tape.next_call(call)
+        if before.details.get("interactive"):
+            call.details["interactive"] = True
+            with tape.inside():
+                return interactive(originals["__call__"](self, whole), whole)
         if before.law != "opendp":
             return before.noise
         unshifted = np.asarray(before.noise, dtype=float)  # a new array where the noise is a numpy scalar
@@ -140,14 +164,51 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
             moved = np.where(same, np.asarray(before.details["output"], dtype=float), moved)
         return opendp_chains.like(before.details["output"], moved)
 
+    def query(original: Callable) -> Callable:
+        def answered(queryable: Any, measurement: Any) -> Any:
+            entry = asked.get(id(queryable))
+            if entry is None or entry[0]() is not queryable or not isinstance(measurement, Measurement):
+                return original(queryable, measurement)
+            return recorded(measurement, entry[1], lambda: original(queryable, measurement))
+
+        answered.__name__, answered.__doc__ = original.__name__, original.__doc__
+        return answered
+
+    queries = _queryable_methods()
     for name in originals:
         setattr(Measurement, name, recorded)
+    for owner, name, original in queries:
+        setattr(owner, name, query(original))
     try:
         with _opendp_constructors(laws), opendp_chains.noted(chains):
             yield
     finally:
         for name, original in originals.items():
             setattr(Measurement, name, original)
+        for owner, name, original in queries:
+            setattr(owner, name, original)
+
+
+def _queryable_methods() -> list[tuple[type, str, Callable]]:
+    """OpenDP's public ways to ask a queryable a query: ``Queryable.__call__``, ``OdometerQueryable.__call__`` and
+    ``invoke`` (each calls OpenDP's evaluation itself), as (class, name, function)."""
+    import opendp.mod as mod
+
+    found = []
+    for class_name in ("Queryable", "OdometerQueryable"):
+        owner = getattr(mod, class_name, None)
+        for name in ("__call__", "invoke"):
+            if isinstance(owner, type) and name in vars(owner):
+                found.append((owner, name, vars(owner)[name]))
+    return found
+
+
+def _queryable(output: Any) -> bool:
+    """Whether a measurement's output is an OpenDP queryable (an interactive measurement's)."""
+    import opendp.mod as mod
+
+    kinds = tuple(k for k in (getattr(mod, "Queryable", None), getattr(mod, "OdometerQueryable", None)) if k)
+    return isinstance(output, kinds)
 
 
 @contextlib.contextmanager
