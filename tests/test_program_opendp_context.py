@@ -69,7 +69,7 @@ def test_a_context_within_its_budget_is_certified(program):
 def test_a_context_with_a_record_counted_twice_is_refuted():
     """By composition (the exact Laplace step's ε = 2 > 1 on the pair whose sum moves by 2); the black box's
     confirmation is left out: OpenDP builds a context in about 50 ms, and its 10⁴ releases took 9 minutes (the CLI
-    run confirms, p = 1.6e-27 at 2,000 releases a world)."""
+    run confirms, p = 1.6e-27 at 2,000 releases a world; load 1, 2026-11-28)."""
     found = analyse(twice_counted, DATA, "add-remove", (0.0, 1.0), (1.0, 0.0), 0, draw_sets=1)
     worst = found.worst()
     assert worst.refuted and worst.lower is not None and worst.lower.pure > 1.0
