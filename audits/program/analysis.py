@@ -89,11 +89,24 @@ class PairResult:
     draw_set: int = 0
     recorded: trace.Run | None = field(default=None, repr=False)
     probe: trace.Probe | None = field(default=None, repr=False)
+    #: the share of the draw sets the pair was replayed on whose outcome has a finding of its rank's kind
+    #: (:func:`_worst_outcome`; 1 where it was replayed on one)
+    recurrence: float = 1.0
 
     @property
     def rank(self) -> tuple[int, float]:
         """The pair's rank (:func:`.findings.rank`): its most severe finding's kind, then its magnitude."""
         return rank(self.findings)
+
+    @property
+    def order(self) -> tuple[int, float, float]:
+        """The pair's place as a witness: its rank's kind, then :attr:`recurrence`, then its magnitude.  A finding
+        seen on every draw set comes from the data whatever the noise drew; one seen on some only follows the noise's
+        values (a branch on a noisy count, a post-processing of noisy answers), which a correct program shows too --
+        the black box confirms the first kind of pair first (dpmm's domain read from the data, against a sampling
+        step whose path follows the noisy marginals)."""
+        kind, magnitude = self.rank
+        return (kind, self.recurrence, magnitude)
 
     @property
     def structural(self) -> list[Finding]:
@@ -187,9 +200,10 @@ class Analysis:
         return dataclasses.replace(self, recorded=pair.recorded, probe=pair.probe)
 
     def worst(self, confirmable: bool = False) -> PairResult | None:
-        """The pair of highest rank (``confirmable``: among those the program runs on, a black box's witness); among
-        pairs the composition refutes, one whose record is finite before one of NaN or ±inf -- a finite outlier
-        shows a reviewer the data-dependent scale directly, where "+inf added" reads as an input-validation bug."""
+        """The pair of highest order (:attr:`PairResult.order`; ``confirmable``: among those the program runs on, a
+        black box's witness); among pairs the composition refutes, one whose record is finite before one of NaN or
+        ±inf -- a finite outlier shows a reviewer the data-dependent scale directly, where "+inf added" reads as an
+        input-validation bug."""
         pairs = [p for p in self.pairs if not confirmable or p.comparison.fault is None]
         return max(pairs, key=_reading_order) if pairs else None
 
@@ -202,7 +216,7 @@ def _blind(call: Any) -> bool:
 
 
 def _reading_order(p: PairResult) -> tuple:
-    return (p.refuted, p.refuted and not non_finite(p.neighbour.name), p.rank)
+    return (p.refuted, p.refuted and not non_finite(p.neighbour.name), p.order)
 
 
 def _steps(
@@ -381,7 +395,7 @@ def analyse(
         ]
         judged, per = _read_exactly(session, data, outcomes, claim), len(replays)
     # each neighbour's worst outcome over its draw sets, the first of equals: the first draw set's where it ties
-    pairs = [max(judged[i * per : (i + 1) * per], key=_worse) for i in range(len(candidates))]
+    pairs = [_worst_outcome(judged[i * per : (i + 1) * per]) for i in range(len(candidates))]
     if budget.active:
         named = Named([drawn for drawn, _ in replays], list(pairs))
         pairs += _searched(program, data, relation, bounds, named, claim, seed, budget)
@@ -472,7 +486,7 @@ def _searched(
             outcomes = [(_pair(n, c[i], d), d) for i, n in enumerate(fresh) for d, c in zip(replayed, compared)]
             judged, per = _read_exactly(session, data, outcomes, claim), len(replayed)
         for i, neighbour in enumerate(fresh):
-            pair = max(judged[i * per : (i + 1) * per], key=_worse)
+            pair = _worst_outcome(judged[i * per : (i + 1) * per])
             out.append(pair)
             pure = pair.upper.pure if pair.upper else None
             scores[identity(neighbour)] = objective(pair.rank, pure, claim[0])
@@ -486,6 +500,14 @@ def _searched(
 
 def _worse(p: PairResult) -> tuple:
     return (p.rank, p.upper.high if p.upper is not None else 0.0)
+
+
+def _worst_outcome(outcomes: list[PairResult]) -> PairResult:
+    """One neighbour's worst outcome over the draw sets it was replayed on (the first of equals), with the share of
+    them whose outcome has a finding of its kind (:attr:`PairResult.recurrence`)."""
+    worst = max(outcomes, key=_worse)
+    kind = worst.rank[0]
+    return dataclasses.replace(worst, recurrence=sum(o.rank[0] == kind for o in outcomes) / len(outcomes))
 
 
 def _replayed(

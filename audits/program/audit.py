@@ -237,7 +237,7 @@ def _isolated(analysis: Analysis, config: ProgramAuditConfig, confirm: Callable,
 def _others_page(analysis: Analysis, shown: PairResult | None) -> Page | None:
     """What page 1 does not show: the other neighbours searched, worst first, each with its first finding or its
     composition at the claim (None where page 1 shows the only pair)."""
-    others = [p for p in sorted(analysis.pairs, key=lambda r: r.rank, reverse=True) if p is not shown]
+    others = [p for p in sorted(analysis.pairs, key=lambda r: r.order, reverse=True) if p is not shown]
     if not others:
         return None
     rows = []
@@ -274,7 +274,7 @@ def _parameters(config: ProgramAuditConfig, analysis: Analysis | None) -> dict:
     }
     if analysis is not None:
         proposed = [p for p in analysis.pairs if p.neighbour.found_by]
-        worst = max(proposed, key=lambda p: p.rank, default=None)
+        worst = max(proposed, key=lambda p: p.order, default=None)
         out.update(
             pairs_searched=len(analysis.pairs),
             pairs_proposed=len(proposed),

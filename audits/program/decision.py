@@ -4,7 +4,8 @@ compositions (:mod:`.accounting`) and the primitives audited in isolation (:mod:
 * ``program-record``: pass where every draw set's record replays on D to its release, else inconclusive (randomness
   the recorder does not see: nothing structural is trusted).
 * ``program-structure``: pass where no pair has a structural finding; fail where one is exact (released noise whose
-  scale moves, against a pure claim); else inconclusive, its witness the pair of highest rank.
+  scale moves, against a pure claim); else inconclusive, its witness the pair of highest order
+  (:attr:`.PairResult.order`).
 * ``program-composition``: fail where some pair's carried composition exceeds δ (:func:`~.accounting.exceeds`, the
   one definition of "δ exceeded"); pass only where every pair's upper composition is within the claim, no pair has a
   finding or noise not accounted for, every release coordinate is shown to carry shiftable noise or none is drawn
@@ -145,7 +146,7 @@ def _structure(analysis: Analysis) -> Evidence:
             note=f"{len(analysis.pairs)} neighbour(s) replayed: same calls, differences only where noise carries them.",
             details={"pairs_searched": len(analysis.pairs)},
         )
-    first = max(with_findings, key=lambda p: p.rank)
+    first = max(with_findings, key=lambda p: p.order)
     exact = [(p, f) for p in analysis.pairs for f in p.structural if f.exact]
     verdict: Verdict = "fail" if exact else "inconclusive"
     why = " A finding for the black box to confirm."
@@ -184,9 +185,11 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
         return Evidence(
             spec, verdict="inconclusive", note="No pair could be composed (every replay diverged).", details=details
         )
-    # the largest composition; among equals (every pair's steps unmoved, say), the pair of highest rank: the witness
+    # the largest composition; among equals (every pair's steps unmoved, say), the pair of highest order: the witness
     # every other part of the report names (:meth:`.Analysis.worst`), not the first searched
-    top = max(decided, key=lambda p: (p.upper.high, p.upper.pure, p.rank) if p.upper is not None else (0, 0, (0, 0)))
+    top = max(
+        decided, key=lambda p: (p.upper.high, p.upper.pure, p.order) if p.upper is not None else (0, 0, (0, 0, 0))
+    )
     assert top.upper is not None
     open_pairs = [p for p in analysis.pairs if p.structural or p.unaccounted or p.upper is None]
     summary = (
@@ -258,7 +261,7 @@ def _open_reasons(
             "the upper composition exceeds δ but the release does not carry every step (a bound, not a refutation)"
         )
     if open_pairs:
-        first = max(open_pairs, key=lambda p: p.rank)  # the most severe, as the witness is chosen
+        first = max(open_pairs, key=lambda p: p.order)  # the most severe, as the witness is chosen
         said = [f.line for f in first.structural] or [u.line for u in first.unaccounted] or ["diverged"]
         reasons.append(
             f"{len(open_pairs)} pair(s) not explained by composition (worst: {first.neighbour.name}: {said[0]})"
@@ -337,7 +340,7 @@ def drawn(analysis: Analysis, pair: PairResult) -> str:
 
 def _pair_rows(analysis: Analysis) -> list[dict]:
     rows = []
-    for p in sorted(analysis.pairs, key=lambda r: r.rank, reverse=True)[:12]:
+    for p in sorted(analysis.pairs, key=lambda r: r.order, reverse=True)[:12]:
         row: dict[str, Any] = {**found(p), "draw_set": p.draw_set, "findings": [f.line for f in p.structural]}
         if p.upper is not None:
             row.update(pure_epsilon=p.upper.pure, delta_upper=p.upper.high, how=p.upper.how)

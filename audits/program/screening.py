@@ -121,7 +121,7 @@ class Screened:
 def candidates(pairs: Sequence[PairResult], confirmed: PairResult | None) -> list[PairResult]:
     """The pairs to screen: those the program ran on, worst first (stably), the pair already confirmed left out."""
     runnable = [p for p in pairs if p.comparison.fault is None and p is not confirmed]
-    return sorted(runnable, key=lambda p: p.rank, reverse=True)
+    return sorted(runnable, key=lambda p: p.order, reverse=True)
 
 
 def per_world(count: int) -> tuple[int, int]:
