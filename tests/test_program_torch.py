@@ -10,7 +10,8 @@ certified; a generator made outside the run and a state read of a random one kee
 Skipped where torch is not installed (the README's test environment does not install it: its wheel for Linux pulls
 CUDA's libraries); run beside a CPU torch.  Fixed seeds; α = 1e-6 (the audit's default).  Seen failing on main
 (2708b91), where torch's draws were not recorded: every program here "inconclusive: the replay on D gives another
-release" (the σ = 1 and 4/n bugs undecided, not refuted).
+release" (the σ = 1 and 4/n bugs undecided, not refuted); and on main at be7ae8a, where the release codec refused a
+tensor, the tensor release and the codec's tensor cases (one line, exit 2: "cannot be compared exactly").
 """
 
 from __future__ import annotations
@@ -159,3 +160,64 @@ def test_the_black_box_draws_torch_from_the_release_seed():
     first, again = sampler(50, np.random.default_rng(1)), sampler(50, np.random.default_rng(1))
     assert np.array_equal(first, again)
     assert np.unique(first[:, 3]).size == 50
+
+
+def tensor_release(sigma):
+    """The noisy sum released as the tensor itself (float32, shape ()), not converted."""
+
+    def program(data, rng):
+        return _sum(data, torch.float32) + torch.normal(0.0, float(sigma), size=())
+
+    return program
+
+
+def test_a_tensor_release_is_audited_as_its_number():
+    """A program returning a torch tensor is encoded (dtype, shape, device, values) and audited as the same program
+    returning a float: certified at σ = 5, refuted at σ = 1 (before, one line: "cannot be compared exactly")."""
+    fixed = _audit(tensor_release(5.0))
+    assert fixed.verdict == "pass", _record(fixed).note
+    assert _audit(tensor_release(1.0)).verdict == "fail"
+
+
+@pytest.mark.parametrize(
+    "a, b, alike",
+    [
+        (lambda: torch.tensor([1.0, 2.0]), lambda: torch.tensor([1.0, 2.0]), True),
+        (lambda: torch.tensor([0.0]), lambda: torch.tensor([-0.0]), False),
+        (lambda: torch.tensor([1.0]), lambda: torch.tensor([1.0], dtype=torch.float64), False),
+        (lambda: torch.tensor([1.0]), lambda: np.array([1.0], dtype=np.float32), False),
+        (lambda: torch.tensor([1.0, 2.0]), lambda: torch.tensor([[1.0, 2.0]]), False),
+        (lambda: torch.tensor([1.0]), lambda: torch.nn.Parameter(torch.tensor([1.0])), False),
+        (lambda: torch.tensor([1.0]), lambda: torch.tensor([1.0], requires_grad=True) * 1, False),
+        (lambda: torch.tensor([2**53 + 1]), lambda: torch.tensor([2**53]), False),
+        (lambda: torch.tensor([1.5], dtype=torch.bfloat16), lambda: torch.tensor([1.5], dtype=torch.float32), False),
+        (lambda: _bits(0x7FC1), lambda: _bits(0x7FC2), False),  # two bfloat16 NaNs of other payloads
+        (lambda: torch.tensor([1 + 2j]).conj(), lambda: torch.tensor([1 - 2j]), True),  # the conjugate bit resolved
+    ],
+    ids=["equal", "signed-zero", "dtype", "numpy", "shape", "parameter", "requires-grad", "int64", "bfloat16",
+         "bfloat16-nan", "conjugate"],
+)  # fmt: skip
+def test_tensors_encode_alike_iff_the_same_tensor(a, b, alike):
+    from pdp_audit.verify.inputs.release_codec import encode
+
+    assert (encode(a()) == encode(b())) is alike
+
+
+def _bits(pattern):
+    return torch.tensor([pattern], dtype=torch.int16).view(torch.bfloat16)
+
+
+@pytest.mark.parametrize(
+    "make, said",
+    [
+        (lambda: torch.zeros(2).to_sparse(), "torch.sparse_coo"),
+        (lambda: torch.zeros(2, dtype=torch.float8_e4m3fn), "dtype torch.float8_e4m3fn"),
+    ],
+    ids=["sparse", "float8"],
+)
+def test_a_tensor_numpy_cannot_hold_is_refused_in_one_line(make, said):
+    from pdp_audit.verify.inputs.release_codec import UnencodableRelease, encode
+
+    with pytest.raises(UnencodableRelease) as refused:
+        encode(make())
+    assert said in str(refused.value) and "\n" not in str(refused.value)

@@ -18,22 +18,24 @@
 
 **Exact for.**  The releases :func:`encode` accepts: Python ``None``/bool/int/float/complex/str/bytes, numpy scalars
 and arrays of every numeric, bool, string, datetime and timedelta dtype, object arrays of these, pandas Series,
-DataFrames, Indexes, ``pd.NA``, ``pd.NaT``, Timestamps and Timedeltas, and tuples, lists, namedtuples and dicts
-(``dict``, ``OrderedDict``, ``Counter``) of them.  The decoding argument: walking ``structure`` names each node's
-type, dtype, shape, length, keys and strings in order, so it says how many coordinates of ``numbers`` each numeric
-leaf takes and how to read them; a float64 coordinate is its value's bits; an integer, bool or float16/float32 value
-is its exact float64 image (injective on them), except where the residue gives it (beyond 2^53, a float16/32 NaN's
-bits); an extended-precision value is its float64 rounding except where the residue gives its exact rational or
-bits.  So the release is a function of the two parts, and two releases whose parts are equal are equal -- as
-objects of the same types holding the same bits, keys in the same order.  :func:`same` therefore compares
-``structure`` by ``==`` and ``numbers`` by their bits (``view(uint64)``): ``0.0`` and ``-0.0`` differ, two NaNs
-of different payloads differ, ``1`` and ``1.0`` and ``True`` differ (their types), ``{"a": 1, "b": 2}`` and
+DataFrames, Indexes, ``pd.NA``, ``pd.NaT``, Timestamps and Timedeltas, dense torch tensors of numpy's numeric dtypes
+and bfloat16 (its type, dtype, device and ``requires_grad`` in the structure), and tuples, lists, namedtuples and
+dicts (``dict``, ``OrderedDict``, ``Counter``) of them.  The decoding argument: walking ``structure`` names each
+node's type, dtype, shape, length, keys and strings in order, so it says how many coordinates of ``numbers`` each
+numeric leaf takes and how to read them; a float64 coordinate is its value's bits; an integer, bool or
+float16/float32 value is its exact float64 image (injective on them), except where the residue gives it (beyond
+2^53, a float16/32 NaN's bits); an extended-precision value is its float64 rounding except where the residue gives
+its exact rational or bits.  So the release is a function of the two parts, and two releases whose parts are equal
+are equal -- as objects of the same types holding the same bits, keys in the same order.  :func:`same` therefore
+compares ``structure`` by ``==`` and ``numbers`` by their bits (``view(uint64)``): ``0.0`` and ``-0.0`` differ, two
+NaNs of different payloads differ, ``1`` and ``1.0`` and ``True`` differ (their types), ``{"a": 1, "b": 2}`` and
 ``{"b": 2, "a": 1}`` differ (their order).  Everything else (a generator, an iterator, a function, a set -- whose
 order follows the hash seed --, an object of another class, an ndarray subclass) is refused with
 :class:`UnencodableRelease`, one line naming it: what cannot be encoded exactly is never compared.
 
 **Not read:** an object's identity (two equal arrays that share memory or not are the same release), padding bytes
-of a longdouble, and a pandas object's cached or derived state (a frequency inferred from its index).
+of a longdouble, a pandas object's cached or derived state (a frequency inferred from its index), and a tensor's
+gradient, strides and storage (its values, dtype, shape and device are read).
 """
 
 from __future__ import annotations
@@ -180,7 +182,7 @@ class _Walk:
             self._ndarray(x, ("ndarray",))
         elif isinstance(x, np.generic) and not isinstance(x, np.void):
             self._ndarray(np.asarray(x), ("numpy", kind.__name__))
-        elif not self._pandas(x):
+        elif not self._pandas(x) and not self._torch(x):
             raise UnencodableRelease(
                 f"{self.source} returned {'' if top else 'a release holding '}{_named(x)}, which cannot be compared "
                 f"exactly: {ACCEPTED}"
@@ -292,6 +294,37 @@ class _Walk:
             self.structure.append(("Timedelta", x.value, x.unit))
         else:
             return False
+        return True
+
+
+    def _torch(self, x: Any) -> bool:
+        """Whether ``x`` is a torch tensor (``torch.Tensor`` or ``torch.nn.Parameter``; torch is in ``sys.modules``
+        wherever one exists), encoded: its type, dtype, device and whether it requires a gradient, then its values
+        as a numpy array of its dtype -- a bfloat16 widened to float32, which holds its bits (a bfloat16 is a
+        float32's upper half, NaN payloads included).  A tensor of another layout, quantized, nested, of a subclass
+        or of a dtype numpy has no exact image of (float8, complex32) is refused in one line."""
+        torch = sys.modules.get("torch")
+        if torch is None or not isinstance(x, torch.Tensor):
+            return False
+        kind = type(x)
+        plain = kind is torch.Tensor or kind is torch.nn.Parameter
+        if not plain or x.layout != torch.strided or x.is_quantized or x.is_nested:
+            raise UnencodableRelease(
+                f"{self.source} returned a {kind.__module__}.{kind.__qualname__} ({x.layout}"
+                f"{', quantized' if x.is_quantized else ''}), which cannot be compared exactly: return a dense "
+                f"torch.Tensor, or convert it and {ACCEPTED}"
+            )
+        values = x.detach()
+        if values.dtype == torch.bfloat16:
+            values = values.float()
+        try:
+            array = values.numpy(force=True)  # on the CPU, the conjugate and negative bits resolved
+        except (TypeError, RuntimeError):
+            raise UnencodableRelease(
+                f"{self.source} returned a torch tensor of dtype {x.dtype}, which numpy cannot hold exactly: convert "
+                f"it (to float32, say), or {ACCEPTED}"
+            ) from None
+        self._ndarray(array, ("torch", kind.__name__, str(x.dtype), str(x.device), bool(x.requires_grad)))
         return True
 
 
