@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from pdp_audit.audits.program import opendp_chains
+from pdp_audit.audits.program import opendp_chains, opendp_frames
 from pdp_audit.audits.program.recorder import Call, Tape, copied
 
 # --- diffprivlib's mechanisms -----------------------------------------------------------------------------------
@@ -130,6 +130,12 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
         if tape.recording:
             with tape.inside():
                 output = answer() if answer is not None else originals["__call__"](self, whole)
+                frame = opendp_frames.collected(output)
+            if frame is not None:  # a Polars release, collected once: the program gets a handle over the frame
+                call.noise = frame
+                call.details["once"] = True
+                tape.keep(call)
+                return opendp_frames.handed(frame)
             call.noise = output
             if _queryable(output):
                 call.details["interactive"] = True
@@ -148,6 +154,8 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
             call.details["interactive"] = True
             with tape.inside():
                 return interactive(originals["__call__"](self, whole), whole)
+        if before.details.get("once"):
+            return opendp_frames.handed(before.noise)
         if before.law != "opendp":
             return before.noise
         unshifted = np.asarray(before.noise, dtype=float)  # a new array where the noise is a numpy scalar

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from pdp_audit.audits.program import accounting
+from pdp_audit.audits.program import accounting, opendp_frames
 from pdp_audit.audits.program.findings import Unaccounted
 from pdp_audit.audits.program.gaussian_bounds import root_up
 
@@ -200,10 +200,14 @@ def dataset_distance(before: Any, after: Any, metric: str) -> int | None:
     """The distance between two datasets an OpenDP measurement was applied to, under its dataset ``metric``: the
     symmetric distance Σ_v |#_D(v) − #_D′(v)| of the two multisets (OpenDP's ``SymmetricDistance``), or, between
     datasets of one size, half of it (``ChangeOneDistance``: each changed record leaves one value and joins another);
-    None where the metric is not one of :data:`DATASET_METRICS` or an argument is not a list (a numeric argument is
-    read by its metric's own distance).  Records are counted as Python compares them: two NaNs are two values, which
-    can only overstate the distance, and the privacy map is monotone in it -- so the step stays an upper bound."""
-    if not metric.startswith(DATASET_METRICS) or not isinstance(before, list) or not isinstance(after, list):
+    None where the metric is not one of :data:`DATASET_METRICS` or an argument is neither a list nor a frame (a
+    numeric argument is read by its metric's own distance).  Records are counted as Python compares them: two NaNs
+    are two values, which can only overstate the distance, and the privacy map is monotone in it -- so the step
+    stays an upper bound."""
+    if not metric.startswith(DATASET_METRICS):
+        return None
+    before, after = _records(before), _records(after)
+    if before is None or after is None:
         return None
     try:
         moved = Counter(before)
@@ -214,6 +218,12 @@ def dataset_distance(before: Any, after: Any, metric: str) -> int | None:
     if metric.startswith("ChangeOneDistance"):
         return symmetric // 2 if len(before) == len(after) else None
     return symmetric
+
+
+def _records(dataset: Any) -> list | None:
+    """A dataset's records: a list as it is, a frame's rows (:func:`.opendp_frames.rows`: OpenDP's Polars API),
+    else None."""
+    return dataset if isinstance(dataset, list) else opendp_frames.rows(dataset)
 
 
 def _typed(distance: float, metric: str) -> float | int:
