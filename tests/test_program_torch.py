@@ -221,3 +221,16 @@ def test_a_tensor_numpy_cannot_hold_is_refused_in_one_line(make, said):
     with pytest.raises(UnencodableRelease) as refused:
         encode(make())
     assert said in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_a_generator_class_that_refuses_a_subclass_is_left_as_it_is():
+    """A torch whose ``Generator`` cannot be subclassed (here a stand-in module whose class is final, as ``bool``
+    is): no replacement is made (explicit generators' draws are then torch's own, noted, the claim undecided) rather
+    than the wrap raising.  Seen failing before the guard: TypeError out of ``_generator_class``."""
+    import types
+
+    from pdp_audit.audits.program import torch_draws
+
+    stand_in = types.SimpleNamespace(Generator=bool)
+    assert torch_draws._generator_class(stand_in) is None
+    assert torch_draws._generator_class(torch) is not None  # the real one subclasses

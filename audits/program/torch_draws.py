@@ -79,22 +79,31 @@ def wrap(sources: Any, replace: Callable[[Any, str, Any], None]) -> bool:
     for owner in (torch, torch.random):
         for name in ("manual_seed", "seed", "get_rng_state", "set_rng_state"):
             replace(owner, name, getattr(draws, name))
-    replace(torch, "Generator", _generator_class(torch))
+    made = _generator_class(torch)
+    if made is not None:
+        replace(torch, "Generator", made)
     return True
 
 
 _CLASSES: dict[int, Any] = {}
 
 
-def _generator_class(torch: Any) -> Any:
+def _generator_class(torch: Any) -> Any | None:
     """A ``torch.Generator`` subclass (made once per torch module) that knows whether its seed is random: made
     unseeded (fixed: torch's constant), random once ``seed()`` is called or ``manual_seed`` is given a seed the run's
-    generator drew (:meth:`.sources.Sources.seed_kind`), fixed again by a constant seed or a saved state."""
-    made = _CLASSES.get(id(torch))
-    if made is not None:
-        return made
+    generator drew (:meth:`.sources.Sources.seed_kind`), fixed again by a constant seed or a saved state.  None for a
+    torch whose generator class refuses a subclass: ``torch.Generator`` is then left as it is, and a draw from an
+    explicit generator is torch's own, noted as a source not recorded (the claim undecided, never certified)."""
+    if id(torch) not in _CLASSES:
+        try:
+            _CLASSES[id(torch)] = _recorded_generator(torch.Generator)
+        except TypeError:
+            _CLASSES[id(torch)] = None
+    return _CLASSES[id(torch)]
 
-    real = torch.Generator
+
+def _recorded_generator(real: Any) -> Any:
+    """:func:`_generator_class`'s subclass of torch's generator class ``real``; TypeError where it refuses one."""
 
     class AnswersAsReal(type(real)):  # type: ignore[misc]
         """``isinstance(g, torch.Generator)`` answers as torch's class would (PEP 3119), for every generator: a
@@ -131,7 +140,6 @@ def _generator_class(torch: Any) -> Any:
             return super().get_state()
 
     RecordedTorchGenerator.__name__ = RecordedTorchGenerator.__qualname__ = "Generator"
-    _CLASSES[id(torch)] = RecordedTorchGenerator
     return RecordedTorchGenerator
 
 
@@ -145,7 +153,9 @@ class TorchDraws:
         self.originals.update({name: vars(torch._C.TensorBase)[name] for name in METHODS})
         for name in ("manual_seed", "seed", "get_rng_state", "set_rng_state"):
             self.originals[name] = getattr(torch.random, name)
-        _generator_class(torch).sources = sources
+        made = _generator_class(torch)
+        if made is not None:
+            made.sources = sources
 
     # --- where a draw comes from ---------------------------------------------------------------------------------
     def rng(self, generator: Any) -> np.random.Generator | None:
@@ -156,7 +166,8 @@ class TorchDraws:
             return None
         if generator is None:
             return None if sources.torch_fixed else sources.rng()
-        if type(generator) is _generator_class(self.torch):
+        made = _generator_class(self.torch)
+        if made is not None and type(generator) is made:
             if generator.random:
                 return sources.rng()
             sources.note("torch.Generator", UNSEEDED if generator.initial_seed() == TORCH_DEFAULT_SEED else FIXED)
