@@ -110,6 +110,8 @@ SNSYNTH_PINS = ("smartnoise-sql>=1.0.5", "Faker", "scikit-learn")
 MBI_PINS = (*SNSYNTH_PINS, "mbi==1.1.0", "jax", "jaxlib", "chex", "optax", "attrs", "networkx", "disjoint-set")
 PETS = {"pet": ["cat", "dog", "cat", "fish", "dog", "cat"], "owner": ["yes", "no", "yes", "yes", "no", "no"]}
 PETS_BOUNDS = "pet={cat,dog,fish};owner={yes,no}"
+#: :data:`PETS` as the integer codes dpmm's core models take (cat, dog, fish: 0, 1, 2; yes, no: 0, 1)
+PET_CODES = {"pet": [0, 1, 0, 2, 1, 0], "owner": [0, 1, 0, 0, 1, 1]}
 #: a fit takes a second or two: 300 releases a world (at 100, MST's witness events are 27 on D and none on D′,
 #: p = 0.0046), the named neighbours only, two draw sets
 SYNTH = {"delta": "1e-9", "trials": 300, "options": ("--search", "named", "--draw-sets", "2")}
@@ -201,6 +203,21 @@ VERSIONS: tuple[Version, ...] = (
             ("pets_aim", True),
             ("pets_aim_declared", False),
         )
+    ),  # fmt: skip
+    *(
+        Version(
+            "dpmm",
+            "0.1.9",
+            (),
+            pipeline,
+            bug,
+            PET_CODES,
+            "1",
+            "pet={0,1,2};owner={0,1}",
+            neighbours="add-remove",
+            **SYNTH,
+        )
+        for pipeline, bug in (("pets_dpmm_core", True), ("pets_dpmm_core_declared", False))
     ),  # fmt: skip
     Version(
         "opacus",
