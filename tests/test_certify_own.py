@@ -196,7 +196,10 @@ def test_a_black_box_mechanism_is_never_certified(tmp_path, monkeypatch):
 
 
 def test_a_black_box_mechanism_far_from_its_claim_is_refuted(tmp_path, monkeypatch):
-    code, document, run = certified_run(monkeypatch, project(tmp_path, module=BLACKBOX, parameters="scale = 0.1"))
+    """At 2,000 releases per world (its true ε is 10 against the claim's 1): a smaller budget makes a refutation
+    only harder, and this one is made; the project's 2e4 cost ~4× the time for the same verdict."""
+    toml = project(tmp_path, module=BLACKBOX, parameters="scale = 0.1", trials="2000")
+    code, document, run = certified_run(monkeypatch, toml)
     assert code == 1 and document["checks"][0]["verdict"] == "fail"
     assert "NOT A CERTIFICATE" not in _banner(run)
 
@@ -461,8 +464,9 @@ def test_a_black_box_deployment_without_trials_gets_the_black_box_default(tmp_pa
 
 def test_certify_workers_flag_reaches_a_users_mechanism(tmp_path, monkeypatch, capfd):
     """``pdp-audit certify --workers 2`` was dropped for a ``module:factory`` (only ``[audit] workers`` reached it):
-    the pass was drawn in one process, whatever the flag said."""
-    toml = project(tmp_path, module=BLACKBOX, parameters="scale = 0.1")
+    the pass was drawn in one process, whatever the flag said.  (2,000 releases per world: where the draws run is
+    stated before any is drawn, at any budget.)"""
+    toml = project(tmp_path, module=BLACKBOX, parameters="scale = 0.1", trials="2000")
     monkeypatch.chdir(tmp_path)
     main(["certify", str(toml), "--report", "none", "--json", str(tmp_path / "c.json"), "--workers", "2"])
     assert "on 2 worker processes" in capfd.readouterr().err  # the user's code runs in a forked child
