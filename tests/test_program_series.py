@@ -68,7 +68,17 @@ BUGS = [
     pytest.param(s.describe_full_budget_each, s.STAFF, {"trials": 1000}, True, id="describe_full_budget_each"),
     # p = 1.3e-14 at 3,000 releases a world (4.3e-22 at 5,000); its twin keeps LOGIN_DAY's 5,000
     pytest.param(s.mean_login_time_float32, s.LOGINS, LOGIN_BUG, True, id="mean_login_time_float32"),
-    pytest.param(s.salary_mean_percentile_bounds, s.STAFF, QUICK, False, id="salary_mean_percentile_bounds"),
+    # bounds taken from the data, the 1st/99th percentiles: the same bug and code as the 95th's below with a larger
+    # effect (one outlier drags the 99th up by 80 %); the milder 95th, the form seen unconfirmed before, keeps the
+    # class in the default run, and this one runs with the slow tests
+    pytest.param(
+        s.salary_mean_percentile_bounds,
+        s.STAFF,
+        QUICK,
+        False,
+        id="salary_mean_percentile_bounds",
+        marks=pytest.mark.slow,
+    ),
     pytest.param(s.salary_mean_p95_bounds, s.STAFF, QUICK, False, id="salary_mean_p95_bounds"),
     pytest.param(s.dept_counts_thresholded, s.STAFF, ADD_REMOVE, False, id="dept_counts_thresholded"),
     pytest.param(s.ratings_total_by_hand_unit_scale, s.STAFF, QUICK, False, id="ratings_total_by_hand_unit_scale"),
