@@ -211,7 +211,7 @@ class Analysis:
 def _blind(call: Any) -> bool:
     """A numpy draw that is no location family (the probe shifts those) and has no law here (``choice`` has one,
     diffprivlib's and OpenDP's calls their declared budgets and privacy maps)."""
-    library = call.kind.startswith(("diffprivlib.", "opendp."))
+    library = call.kind.startswith(("diffprivlib.", "opendp.", "pydp."))
     return call.law is None and call.kind not in LOCATION_FAMILIES and not library
 
 
@@ -242,7 +242,7 @@ def _steps(
             why = "the rounding's grid on D′ is not shown to be D's, shifted"
             unaccounted += [] if upper is not None else [Unaccounted(element.call, label, why)]
             continue
-        if element.law == "opendp":  # above by its privacy map (below), below by its law where carried
+        if element.law == "library":  # above by its privacy map or budget (below), below by its law where carried
             error = exact_shifts.shift_error(c, j)
             lower = library_steps.opendp_law_step(
                 element.call, element.index, recorded.calls[element.call], shift, error
@@ -304,14 +304,14 @@ def _stepped(c: comparison.Comparison, found: trace.Probe) -> list[int]:
         return [
             j
             for j in range(n)
-            if shifts[j] != 0 or c.source[j] in ("none", "landing") or law[j] == "opendp" or c.exact.get(j)
+            if shifts[j] != 0 or c.source[j] in ("none", "landing") or law[j] == "library" or c.exact.get(j)
         ]
     needed = c.shifts[:n] != 0  # NaN too: it compares unequal, silently
     source = c.source[:n]
     if "none" in source or "landing" in source:  # a list, scanned in C: most pairs read every element off the release
         kinds = np.asarray(source, dtype=object)
         needed |= (kinds == "none") | (kinds == "landing")
-    needed |= found.columns().law[:n] == "opendp"
+    needed |= found.columns().law[:n] == "library"
     exact = [j for j, d in c.exact.items() if d and j < n]
     if exact:
         needed[exact] = True
@@ -710,18 +710,34 @@ def _judged(
         return result
     same = carried == known  # the same steps composed once (an OpenDP law's lower steps are not among the known)
     lower = (upper if same else accounting.composed_delta(carried, epsilon)) if carried else None
-    composition: list[Finding] = list(unaccounted)
+    composition: list[Finding] = list(unaccounted) + _carriers_moved(c, found, recorded)
     above = lower is not None and accounting.exceeds(lower, delta)
     unshown = carried_steps.unshown(c, found) if above else ()
     result.unshown = unshown
     if above and not unshown:
         assert lower is not None
         composition.append(CarriedAbove(lower))
-    elif upper.high > delta:
+    elif upper.high > delta and not c.carriers_moved:  # else no composition of D's steps describes D′'s release
         composition.append(UpperAbove(upper))
     result.steps, result.carried, result.upper, result.lower = known, carried, upper, lower
     result.findings = tuple(structural + composition)
     return result
+
+
+def _carriers_moved(c: comparison.Comparison, found: trace.Probe, recorded: trace.Run) -> list[Finding]:
+    """The finding of a pair whose release coordinates carry other noise elements on D′ than on D
+    (:func:`.comparison._carriers_read`: noise added in an order the data sets): the steps read per element compare
+    D's draws with D′'s in an order that is not the release's, so no composition of them, upper or lower, describes
+    the pair -- unaccounted, of magnitude 0 (a pair whose input moved out of a mechanism's reach ranks first)."""
+    if not c.carriers_moved:
+        return []
+    element = found.elements[int(found.carrier[c.carriers_moved[0]])]
+    label = f"{recorded.calls[element.call].kind}[{element.index}]"
+    why = (
+        f"{len(c.carriers_moved)} release coordinate(s) carry other noise on D′ than on D (noise added in an order "
+        "the data sets): not composed"
+    )
+    return [Unaccounted(element.call, label, why)]
 
 
 def _pure_without_choices(steps: list[accounting.Step]) -> bool:

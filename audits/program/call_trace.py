@@ -19,7 +19,7 @@ import numpy as np
 
 from pdp_audit.audits.program.accounting import Gaussian, Laplace, gaussian_delta
 from pdp_audit.audits.program.analysis import Analysis, PairResult
-from pdp_audit.audits.program.library_steps import exact_distance
+from pdp_audit.audits.program.library_steps import DECLARED, exact_distance
 from pdp_audit.audits.program.recorder import Call
 from pdp_audit.reports.records import Table
 
@@ -78,7 +78,7 @@ def gaussian_allowance(epsilon: float, delta: float) -> float:
 def allowed_distance(call: Call, epsilon: float, delta: float) -> float | None:
     """The largest input distance the call's noise allows on its own within the claim (module notes; None: not
     read)."""
-    if call.kind.startswith("diffprivlib."):
+    if call.kind.startswith(DECLARED):
         sensitivity = call.details.get("declared", {}).get("sensitivity")
         return None if sensitivity is None else float(sensitivity)
     scale = None if call.scale is None else np.asarray(call.scale, dtype=float)
@@ -151,7 +151,7 @@ def _over_sensitive(analysis: Analysis, pair: PairResult, k: int, moved: float, 
     :func:`.library_steps.declared_step` decides); a Gaussian call's distance above σμ*, μ* a root found to 1e-12
     (a marking of the page, which decides no verdict)."""
     call = analysis.recorded.calls[k]
-    if call.kind.startswith("diffprivlib."):
+    if call.kind.startswith(DECLARED):
         before, after = call.details.get("input"), None
         if pair.comparison.replayed is not None and k < len(pair.comparison.replayed.calls):
             after = pair.comparison.replayed.calls[k].details.get("input")

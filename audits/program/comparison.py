@@ -57,6 +57,8 @@ class Comparison:
     #: carried coordinates whose coefficient on D′ is not shown to be D's (post-processed, moved or undecided): no
     #: shift is read from them
     unread: list[int] = field(default_factory=list)
+    #: carried coordinates not shown to carry D's element on D′ (:func:`_carriers_read`): unread
+    carriers_moved: list[int] = field(default_factory=list)
     choices: list[tuple[int, np.ndarray, np.ndarray]] = field(default_factory=list)
     replayed: Run | None = None
     fault: str | None = None  # what the program raised on D′ (it ran on D)
@@ -128,18 +130,69 @@ def _coefficients_read(
     if not found.elements or not found.carried().at.size:
         return None
     weight = None
+    moved = None
     if scale:
         try:
             moved = replay(program, neighbour, recorded.calls, found.backwards())
         except (Divergence, ProgramFault):  # D′'s fault at shifted draws: its coefficients are not read
             moved = None
-        if moved is not None and moved.structure == other.structure and not _as_on_d(found, moved, other):
+        if moved is not None and moved.structure != other.structure:
+            moved = None
+        if moved is not None and not _as_on_d(found, moved, other):
             weight = _weight(found, other)
             classified(out, moved.numbers, other.numbers, found, weight)
             _rescaled_read(out, found, other)
     if weight is None:  # every carried shift's rounding bound is read (:attr:`Comparison.bounds`)
         weight = _weight(found, other)
+    if len(found.elements) > 1:
+        _carriers_read(out, runs, recorded, found, moved)
     return weight
+
+
+def _carriers_read(
+    out: Comparison, runs: tuple[Callable | Session, Any], recorded: Run, found: Probe, backwards: Run | None
+) -> None:
+    """Each coordinate carried on D checked to carry the same element on D′, as the probe named it on D: D′ replayed
+    with the probe's naming shift v (:attr:`.trace.Probe.naming`, v_j = w_j(1 + rank_j/N)), and each carried
+    coordinate's response to v read against its response to −w (``backwards``, :func:`_coefficients_read`'s
+    replay).  A coordinate carrying element j′ with coefficient a′ on D′ responds by a′v_j′ and −a′w_j′: their ratio
+    is 1 + rank_j′/N whatever a′ (a rescaled call's coefficient moves, its element does not), read as the probe reads
+    it on D (:func:`.trace._read_affine`: within 1e-3/N + :data:`.trace.PROBE_TOLERANCE` of D's element's ratio; the
+    ranks lie 1/N apart).  Without this check a coordinate whose element changes between D and D′ at the same
+    coefficient -- noise added in an order the data sets (groups in the order their first records come) -- responds
+    to −w as on D, and would be read as D's element moved by R_i(D′) − R_i(D): a difference of two draws, which
+    refuted a correct program by composition.
+
+    A coordinate whose ratio names another element, or none (not finite, or no response to −w where
+    :func:`classified` did not already leave it unread), is unread: no shift is read from it
+    (:attr:`Comparison.carriers_moved`).  Where either replay diverges, raises or changes the release's structure,
+    no carrier is shown on D′ and every carried coordinate is unread.  A coordinate not finite on D′ is left as
+    :func:`classified` leaves it (its shift is read as ∞)."""
+    program, neighbour = runs
+    other = out.replayed
+    assert other is not None
+    carried = found.carried().at
+    if not carried.size or found.naming.size != len(found.elements):
+        return
+    try:
+        named = replay(program, neighbour, recorded.calls, found.named())
+    except (Divergence, ProgramFault):
+        named = None
+    if backwards is None or named is None or named.structure != other.structure:
+        apart = carried
+    else:
+        before = other.numbers[carried]
+        with np.errstate(all="ignore"):
+            by_v, by_minus = named.numbers[carried] - before, backwards.numbers[carried] - before
+            ratio = by_v / -by_minus
+            element = found.carrier[carried]
+            expected = found.naming[element] / found.step[element]
+            same = np.abs(ratio - expected) < 1e-3 / len(found.elements) + trace.PROBE_TOLERANCE
+        same |= ~np.isfinite(before)
+        apart = carried[~same]
+    unread = set(out.unread)
+    out.carriers_moved = [i for i in apart.tolist() if i not in unread]
+    out.unread = sorted(unread | set(out.carriers_moved))
 
 
 def _read_values(
@@ -279,6 +332,7 @@ def _read_landings(
             ),
             element.index,
         )
+    named = [landing.Noise(e.law, e.scale, 0.0) for e in found.elements]  # the element of each coordinate on D′
     readings = landing.read(
         found.landings,
         trace.replayer(program, data, recorded, found),
@@ -286,6 +340,7 @@ def _read_landings(
         other.numbers,
         scales,
         epsilon,
+        named,
     )
     for j, reading in readings.items():
         shifts[j], source[j] = reading.shift, "landing"

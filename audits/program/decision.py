@@ -180,11 +180,12 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
     spec = CHECKS["program-composition"]
     if any(p.refuted for p in analysis.pairs):
         return _refuted(analysis, epsilon, delta, details)
-    decided = [p for p in analysis.pairs if p.upper is not None]
+    # a pair whose release carries other draws on D′ than on D has steps no composition of the pair describes
+    decided = [p for p in analysis.pairs if p.upper is not None and not p.comparison.carriers_moved]
     if not decided:
-        return Evidence(
-            spec, verdict="inconclusive", note="No pair could be composed (every replay diverged).", details=details
-        )
+        diverged = all(p.upper is None for p in analysis.pairs)
+        why = "every replay diverged" if diverged else "each carries other noise on D′ than on D, or diverged"
+        return Evidence(spec, verdict="inconclusive", note=f"No pair could be composed ({why}).", details=details)
     # the largest composition; among equals (every pair's steps unmoved, say), the pair of highest order: the witness
     # every other part of the report names (:meth:`.Analysis.worst`), not the first searched
     top = max(

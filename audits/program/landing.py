@@ -37,8 +37,9 @@ on D′ where it is finite on D at three shifts far apart is read as an infinite
 reads a NaN.
 
 **Cost.**  On D, per draw set: 2⌈log₂ n⌉ + at most 2(:data:`BRACKETS` + :data:`BISECTIONS`) replays, shared by all
-coordinates read (each replay shifts one element per coordinate).  Per neighbour, on D′: at most 4 +
-:data:`BISECTIONS` + 2 :data:`EDGES` replays, and 2 :data:`EDGES` on D (and 4 more per tail edge).
+coordinates read (each replay shifts one element per coordinate).  Per neighbour, on D′: 2⌈log₂ n⌉ replays to name
+each landing's element there (the same test as on D: a coordinate whose element is another on D′ is not read), at
+most 4 + :data:`BISECTIONS` + 2 :data:`EDGES` more, and 2 :data:`EDGES` on D (and 4 more per tail edge).
 """
 
 from __future__ import annotations
@@ -163,7 +164,7 @@ def found(replay: Replayer, numbers: np.ndarray, carrier: np.ndarray, elements: 
     candidates = [int(i) for i in np.flatnonzero(carrier == -2) if math.isfinite(float(numbers[i]))]
     if not candidates or not elements:
         return []
-    named = _named(replay, numbers, candidates, elements)
+    named = elements_named(replay, numbers, candidates, elements)
     chosen: dict[int, int] = {}  # element → its first coordinate: one coordinate per element is read
     for i, j in named.items():
         e = elements[j]
@@ -197,8 +198,11 @@ def found(replay: Replayer, numbers: np.ndarray, carrier: np.ndarray, elements: 
     return out
 
 
-def _named(replay: Replayer, numbers: np.ndarray, candidates: list[int], elements: list[Noise]) -> dict[int, int]:
-    """Coordinate → the one element that moves it, named bit by bit (module notes)."""
+def elements_named(
+    replay: Replayer, numbers: np.ndarray, candidates: list[int], elements: list[Noise]
+) -> dict[int, int]:
+    """Coordinate → the one element that moves it, named bit by bit (module notes): on D, and on each D′ again
+    before a landing is read there (:func:`read`)."""
     n = len(elements)
     scales = [e.scale if 0 < e.scale < math.inf else 1.0 for e in elements]
     if n == 1:
@@ -306,13 +310,20 @@ def read(
     after: np.ndarray,
     scales: dict[int, float],
     epsilon: float | None = None,
+    elements: list[Noise] | None = None,
 ) -> dict[int, Reading]:
     """Per element, the neighbour's reading of its landing (module notes): ``on_d`` and ``on_after`` replay D and
     D′ with D's draws shifted, ``after`` is D′'s release at D's draws, ``scales`` each element's scale on D′;
-    ``epsilon``: the claim's, where a rescaled call's tails are read (None: they are not)."""
+    ``epsilon``: the claim's, where a rescaled call's tails are read (None: they are not); ``elements``: every
+    noise element (where there are two or more), to name on D′ the element that moves each landing's coordinate
+    (:func:`elements_named`) -- a landing whose coordinate another element moves on D′ (noise added in an order the
+    data sets) is not read there: its bisection would cross D's level by another draw."""
     out: dict[int, Reading] = {}
     usable = [L for L in landings if L.coordinate < after.size and 0 < scales.get(L.element, math.nan) < math.inf]
     finite = [L for L in usable if math.isfinite(float(after[L.coordinate]))]
+    if finite and elements is not None and len(elements) > 1:
+        named = elements_named(on_after, after, [L.coordinate for L in finite], elements)
+        finite = [L for L in finite if named.get(L.coordinate) == L.element]
     out.update(_non_finite(on_after, [L for L in usable if L not in finite]))
     crossings = _crossings(on_after, finite, after, scales)
     plans = [_planned(L, b, scales[L.element], epsilon) for L, b in crossings.items()]

@@ -1,4 +1,5 @@
-"""The libraries' own primitives recorded and replayed: diffprivlib's mechanisms and OpenDP's measurements.
+"""The libraries' own primitives recorded and replayed: diffprivlib's mechanisms, OpenDP's measurements and PyDP's
+mechanisms (:mod:`.pydp_mechanisms`: pipeline-dp's noise).
 
 While a program runs (:class:`~pdp_audit.audits.program.trace.Session`), the public ``randomise`` of diffprivlib's
 mechanisms is wrapped, as are OpenDP's measurements' public ``__call__`` and the public constructors of its Laplace,
@@ -18,7 +19,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from pdp_audit.audits.program import opendp_chains, opendp_frames
+from pdp_audit.audits.program import opendp_chains, opendp_frames, pydp_mechanisms
 from pdp_audit.audits.program.recorder import Call, Tape, copied
 
 # --- diffprivlib's mechanisms -----------------------------------------------------------------------------------
@@ -42,12 +43,13 @@ def _dpl_scale(mechanism: Any, name: str) -> float | None:
 
 
 class Libraries:
-    """The libraries whose primitives are wrapped in a block of runs: diffprivlib's mechanisms' public ``randomise``
-    and OpenDP's measurements' public ``__call__``/``invoke``, recording (or replaying) into the tape ``current()``
-    names at each call.  Only a library the program has imported (its package in ``sys.modules``) is wrapped: our
-    code never imports one the program does not use (diffprivlib costs about 2 s to import, and a library broken in
-    the user's environment is then the program's import error, not ours).  A library the program imports in its body
-    is wrapped by :meth:`wrap_new` after the run that imported it (:class:`~.trace.Session` makes that run again)."""
+    """The libraries whose primitives are wrapped in a block of runs: diffprivlib's mechanisms' public ``randomise``,
+    OpenDP's measurements' public ``__call__``/``invoke`` and PyDP's mechanisms (:mod:`.pydp_mechanisms`), recording
+    (or replaying) into the tape ``current()`` names at each call. Only a library the program has imported (its
+    package in ``sys.modules``) is wrapped: our code never imports one the program does not use (diffprivlib costs
+    about 2 s to import, and a library broken in the user's environment is then the program's import error, not
+    ours). A library the program imports in its body is wrapped by :meth:`wrap_new` after the run that imported it
+    (:class:`~.trace.Session` makes that run again)."""
 
     def __init__(self, current: Callable[[], Tape], stack: contextlib.ExitStack):
         self.current, self.stack = current, stack
@@ -143,7 +145,7 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
                 return interactive(output, whole)
             additive = _additive(arg, output)
             if additive is not None:  # its noise output − arg, shifted by a probe like a location family's
-                call.noise, call.scale, call.law = additive, np.ones(np.shape(additive)), "opendp"
+                call.noise, call.scale, call.law = additive, np.ones(np.shape(additive)), "library"
                 call.details.update(output=output, lattice=opendp_chains.integers(output))
                 if law is not None:
                     call.details["law"] = law
@@ -156,7 +158,7 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
                 return interactive(originals["__call__"](self, whole), whole)
         if before.details.get("once"):
             return opendp_frames.handed(before.noise)
-        if before.law != "opendp":
+        if before.law != "library":
             return before.noise
         unshifted = np.asarray(before.noise, dtype=float)  # a new array where the noise is a numpy scalar
         noise = tape.noise(len(tape.replayed) - 1, unshifted)
@@ -329,6 +331,7 @@ def _diffprivlib_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
 WRAPPERS: dict[str, Callable[[Callable[[], Tape]], contextlib.AbstractContextManager]] = {
     "opendp": _opendp_wrapped,
     "diffprivlib": _diffprivlib_wrapped,
+    "pydp": pydp_mechanisms.wrapped,
 }
 
 

@@ -1,6 +1,8 @@
-"""Composition steps of the library mechanisms a program calls (OpenDP's measurements, diffprivlib's mechanisms).
+"""Composition steps of the library mechanisms a program calls (OpenDP's measurements, diffprivlib's and PyDP's
+mechanisms).
 
-* A diffprivlib mechanism without an exact law here is accounted by its declared (ε, δ) (:func:`declared_step`).
+* A diffprivlib mechanism without an exact law here, and each PyDP mechanism (:mod:`.pydp_mechanisms`: pipeline-dp's
+  noise and partition selection), is accounted by its declared (ε, δ) (:func:`declared_step`).
 * An OpenDP measurement is accounted above by its privacy map (:func:`opendp_map_step`) and, where its constructor's
   noise law was recorded (:func:`pdp_audit.audits.program.libraries._opendp_law`) and the release carries its noise,
   below by that law at the shift the release shows (:func:`opendp_law_step`) -- the step a refutation by
@@ -33,17 +35,21 @@ DIFFPRIVLIB_FLOAT = tuple(
 )  # fmt: skip
 
 
+#: The kinds of call accounted by the budget their mechanism declares (:func:`declared_step`), by prefix.
+DECLARED = ("diffprivlib.", "pydp.")
+
+
 def call_steps(recorded: list, replayed: list) -> tuple[list[accounting.Step], list[Unaccounted]]:
     """The upper steps of the library calls of ``recorded`` (on D) against ``replayed`` (on D′): each OpenDP
-    measurement by its privacy map, each diffprivlib mechanism without an exact law here by its declared budget; and
-    what they leave unaccounted for."""
+    measurement by its privacy map, each diffprivlib mechanism without an exact law here and each PyDP mechanism by
+    its declared budget; and what they leave unaccounted for."""
     budgets, problems = [], []
     for k, call in enumerate(recorded[: len(replayed)]):
         if call.kind == "opendp.Measurement" and call.details.get("interactive"):
             continue  # a compositor: the measurements asked of it are calls of their own
         if call.kind == "opendp.Measurement":
             budget, problem = opendp_map_step(k, call, replayed[k])
-        elif call.kind.startswith("diffprivlib.") and call.law is None:
+        elif call.kind.startswith("diffprivlib.") and call.law is None or call.kind.startswith("pydp."):
             budget, problem = declared_step(k, call, replayed[k])
         else:
             continue
@@ -67,8 +73,9 @@ LINEAR = (
 
 
 def declared_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None, Unaccounted | None]:
-    """A diffprivlib mechanism without an exact law here: its declared (ε, δ) where the input moved by at most the
-    declared sensitivity (a share of ε for the Laplace and geometric variants), else a problem to report.  The move
+    """A diffprivlib mechanism without an exact law here, or a PyDP mechanism: its declared (ε, δ) where the input
+    moved by at most the declared sensitivity (a share of ε for diffprivlib's Laplace and geometric variants), else a
+    problem to report.  The move
     is the input's L1 distance, or for a selecting mechanism (``Exponential``, ``PermuteAndFlip``: its input the
     utility of each candidate) the largest move of one candidate's utility, as its sensitivity is defined (McSherry
     & Talwar 2007; a ``monotonic`` one's utilities all moving one way), its candidates and base measure unmoved."""
@@ -87,12 +94,17 @@ def declared_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None
         return None, problem
     if shift == 0 or np.isnan(shift) and np.array_equal(before, after, equal_nan=True):
         return None, None
-    if epsilon is None or sensitivity is None or not math.isfinite(shift):
+    if not math.isfinite(shift):  # an input turned NaN or infinite: beyond any declared sensitivity
+        return None, Unaccounted(k, call.kind, f"its input moved to or from a non-finite value ({shift:.6g})", 1.0)
+    if epsilon is None or sensitivity is None:
         return None, Unaccounted(k, call.kind, f"its input moved ({shift:.6g}) and its budget is not declared")
     # the input's move in rationals (L1, or a selection's largest): compared with no margin
     moved = exact_largest(before, after) if selecting else exact_distance(before, after)
     if moved > Fraction(float(sensitivity)):
-        why = f"its input moved by {shift:.6g} > its declared sensitivity {float(sensitivity):.6g}"
+        shown, declared = f"{shift:.6g}", f"{float(sensitivity):.6g}"
+        if shown == declared:  # above by less than the display shows (a float sum's rounding): the excess itself
+            shown = f"{declared} + {float(moved - Fraction(float(sensitivity))):.3g}"
+        why = f"its input moved by {shown} > its declared sensitivity {declared}"
         excess = float(moved - Fraction(float(sensitivity)))
         return None, Unaccounted(k, call.kind, why, excess / (1.0 + excess))
     linear = call.kind.split(".", 1)[1] in LINEAR and sensitivity

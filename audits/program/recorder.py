@@ -236,7 +236,7 @@ class Tape:
 #: ``pickle`` (a copy of a generator is the program's line that asked for it).
 _NOT_THE_PROGRAM = (
     "pdp_audit", "numpy", "diffprivlib", "opendp", "sklearn", "pandas", "scipy", "contextlib", "functools", "random",
-    "secrets", "copy", "copyreg", "pickle", "torch", "opacus",
+    "secrets", "copy", "copyreg", "pickle", "torch", "opacus", "pydp",
 )  # fmt: skip
 
 

@@ -21,12 +21,15 @@ by a whole scale: a coordinate that moves only then carries the noise through a 
 but not affine, not free.  w_j is a power of two so that the shift and the additions after it are exact where the
 release's magnitude is below 2⁵²·w_j: an additive release then responds by exactly ±a·w_j, on D and on every D′ alike.
 
-**A neighbour** is read against the probe in :mod:`.comparison`.
+**A neighbour** is read against the probe in :mod:`.comparison`: D′ replayed at −w shows each carried coordinate's
+coefficient, and at v which element it carries -- the same ratio test, so a coordinate whose element changes with
+the data (noise added in an order the data sets) is not read as D's element moved.
 
 **What this reading is sound for.**  It reads the release at the recorded draws and at a few draws near them: it is
 sound for a release g(f(D) + η) whose coordinates are, near the recorded draws, affine in each noise element with a
-coefficient the data does not set, computed in the model of :mod:`.replay_bounds` (at most 16 rounded operations
-after the noise), and whose post-processing g does not depend on the data.  What it cannot see it leaves undecided,
+coefficient the data does not set (each coordinate's element checked on each D′ as on D), computed in the model of
+:mod:`.replay_bounds` (at most 16 rounded operations after the noise), and whose post-processing g does not depend
+on the data.  What it cannot see it leaves undecided,
 never certified: a path, a weight or a threshold the data moves only away from the recorded draws is the further
 draw sets' (:mod:`.analysis`) and the black box's to find.  Its limits: a coefficient moved by less than the rounding
 resolution of the shift (about 2⁻⁴⁰ of it for a release of the noise's magnitude) is not seen; and the ratio test
@@ -272,6 +275,9 @@ class Probe:
     bound_minus: np.ndarray = field(default_factory=lambda: np.zeros(0))
     bound_plus: np.ndarray = field(default_factory=lambda: np.zeros(0))
     size: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    #: the probe's second shift v = w·(1 + rank/N), one ratio v/w per element (its rank names it): a neighbour's
+    #: check that each carried coordinate carries the same element on D′ (:func:`.comparison._carriers_read`)
+    naming: np.ndarray = field(default_factory=lambda: np.zeros(0))
     #: the noisy, non-affine coordinates read as a rounding of one element's noisy value (:mod:`.landing`)
     landings: list[landing.Landing] = field(default_factory=list)
     #: per element, |noise| at the recorded draws (every replay's calls carry them, :meth:`.recorder.Tape.next_call`),
@@ -279,6 +285,7 @@ class Probe:
     noise: np.ndarray = field(default_factory=lambda: np.zeros(0))
     spans: tuple[Span, ...] = ()
     _backwards: dict[int, np.ndarray] | None = field(default=None, repr=False, compare=False)
+    _named: dict[int, np.ndarray] | None = field(default=None, repr=False, compare=False)
     _carried: Carried | None = field(default=None, repr=False, compare=False)
     _columns: Columns | None = field(default=None, repr=False, compare=False)
 
@@ -287,6 +294,12 @@ class Probe:
         if self._backwards is None:
             self._backwards = self.perturbation(-self.step)
         return self._backwards
+
+    def named(self) -> dict[int, np.ndarray]:
+        """:meth:`perturbation` by the naming shift v (:attr:`naming`), made once."""
+        if self._named is None:
+            self._named = self.perturbation(self.naming)
+        return self._named
 
     def carried(self) -> Carried:
         """The :class:`Carried` coordinates, made once (read after the probe is complete: every neighbour reads
@@ -385,7 +398,7 @@ def additive_elements(calls: list[Call]) -> tuple[list[Element], list[str]]:
     elements, others = [], []
     for k, call in enumerate(calls):
         library = call.kind.startswith("diffprivlib.") and call.law is not None
-        if call.kind not in LOCATION_FAMILIES and not library and call.law != "opendp":
+        if call.kind not in LOCATION_FAMILIES and not library and call.law != "library":
             others.append(call.signature())
             continue
         noise = np.atleast_1d(np.asarray(call.noise, dtype=float)).ravel()
@@ -420,7 +433,8 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
     ranks = np.random.default_rng(seed).permutation(n)
     probe = Probe(elements, carrier, coefficient, step, reproducible, others)
     responses, moved_releases = [], []
-    for shifts in (step, step * (1 + ranks / n), -step):
+    naming = step * (1 + ranks / n)
+    for shifts in (step, naming, -step):
         try:
             moved = replay(program, data, recorded.calls, probe.perturbation(shifts))
         except Divergence:  # the path moved with the noise (a stopping time): nothing is read as affine here
@@ -446,6 +460,7 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
     probe.minus, probe.plus = by_minus, by_w
     probe.bound_minus = response_bound(moved_releases[2], recorded.numbers, by_minus, weight)
     probe.bound_plus = response_bound(moved_releases[0], recorded.numbers, by_w, weight)
+    probe.naming = naming
     _coarse(program, data, recorded, probe)
     if (carrier == -2).any():  # a landing is read among those coordinates only
         drawn = draws(recorded.calls, probe.spans, n).tolist()
