@@ -108,6 +108,18 @@ def test_an_over_sensitive_call_is_highlighted_with_its_distance():
     assert row[4] == "1" and row[3] != row[4]  # allowed alone: ε·b = 1; the input moved by more
 
 
+def gumbel_sum(data, rng):
+    """Bug: the raw sum as the location of Gumbel noise, a law the composition does not know."""
+    return rng.gumbel(float(np.nan_to_num(data).sum()), 1.0)
+
+
+def test_a_call_the_composition_cannot_account_shows_no_loss_of_zero():
+    run = _audit(gumbel_sum, VALUES, bounds=(0, 1))
+    (trace,) = [s.table for s in run.review.sections if s.heading == "Call trace"]
+    (row,) = trace.rows
+    assert row[3] not in ("0", "—") and row[5] == "not bounded", row  # its input moved, and no law bounds it
+
+
 def test_a_double_spending_is_shown_by_its_composition_and_the_black_box():
     run = _audit_of_values(spent_twice, bounds=(0, 1))
     texts = _page_one(run)

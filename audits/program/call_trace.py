@@ -113,8 +113,12 @@ def moved_distance(analysis: Analysis, pair: PairResult, k: int, call: Call) -> 
 
 
 def _loss(pair: PairResult, k: int) -> str:
-    """The privacy loss of call ``k``'s steps on the pair (μ, or the pure ε of a choice or declared budget)."""
+    """The privacy loss of call ``k``'s steps on the pair (μ, or the pure ε of a choice or declared budget); "not
+    bounded" where the composition could not account for the call (its input turned NaN, moved beyond its declared
+    sensitivity, or no law is known for it): no step is then no loss."""
     steps = [s for s in pair.steps if s.call == k]
+    if not steps and any(u.call == k for u in pair.unaccounted):
+        return "not bounded"
     if not steps:
         return "0" if pair.comparison.replayed is not None else "—"
     gaussians = [s for s in steps if isinstance(s, Gaussian)]
