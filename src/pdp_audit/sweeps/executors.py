@@ -301,19 +301,29 @@ def _pool_processes(others: set) -> list:
     return [p for p in multiprocessing.active_children() if p not in others]
 
 
+#: Seconds a terminated pool worker is given to exit before it is killed.
+STOP_SECONDS = 5.0
+
+
 def _stop(pool: ProcessPoolExecutor, clean: bool, others: set) -> None:
     """Shut a pool down; unless it finished cleanly, terminate its workers (this process's multiprocessing children
-    but ``others``) instead of waiting."""
+    but ``others``) instead of waiting: those seen before the shutdown and any the pool started while it shut down,
+    each killed where it outlives :data:`STOP_SECONDS` after its SIGTERM -- no worker is left behind (seen once in
+    a full test run at load 4 on 2 cores: a worker alive after the stop)."""
     if clean:
         pool.shutdown(wait=True)
         return
     processes = _pool_processes(others)
     pool.shutdown(wait=False, cancel_futures=True)
+    processes += [p for p in _pool_processes(others) if p not in processes]
     for process in processes:
         if process.is_alive():
             process.terminate()
     for process in processes:
-        process.join(timeout=5)
+        process.join(timeout=STOP_SECONDS)
+        if process.is_alive():
+            process.kill()
+            process.join()
 
 
 class DaskExecutor:
