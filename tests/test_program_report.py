@@ -120,6 +120,18 @@ def test_a_call_the_composition_cannot_account_shows_no_loss_of_zero():
     assert row[3] not in ("0", "—") and row[5] == "not bounded", row  # its input moved, and no law bounds it
 
 
+def rounded_sum(data, rng):
+    """Bug by a rounding: 0.5 + 0.1 and 0.5 + 0.1 + 1.0 are doubles 1 + 2⁻⁵³ apart, above the sensitivity 1."""
+    return float(np.clip(np.nan_to_num(np.asarray(data, dtype=float)), 0.0, 1.0).sum()) + rng.laplace(0.0, 1.0)
+
+
+def test_an_input_moved_beyond_its_allowance_by_a_rounding_shows_the_excess():
+    run = _audit(rounded_sum, np.array([0.5, 0.1]), bounds=(0, 1), law="ideal")
+    (trace,) = [s.table for s in run.review.sections if s.heading == "Call trace"]
+    (row,) = trace.rows
+    assert row[6] == "over-sensitive: moved 1 + 1.11e-16 > 1", row  # not "moved 1 > 1"
+
+
 def test_a_double_spending_is_shown_by_its_composition_and_the_black_box():
     run = _audit_of_values(spent_twice, bounds=(0, 1))
     texts = _page_one(run)

@@ -127,6 +127,33 @@ def _loss(pair: PairResult, k: int) -> str:
     return f"ε = {number(sum(s.pure_epsilon() for s in steps))}"
 
 
+def _moved_text(analysis: Analysis, pair: PairResult, k: int, moved: float, allowed: float) -> str:
+    """How far call ``k``'s input moved beyond ``allowed``, as page 1 writes it: "X > A"; where six digits show X as
+    A (a float sum moved by 1 + 2⁻⁵³ against a sensitivity of 1), a declared mechanism's exact excess over A, in
+    rationals (as :func:`_over_sensitive` decides it), else "more than A"."""
+    if number(moved) != number(allowed):
+        return f"{number(moved)} > {number(allowed)}"
+    call = analysis.recorded.calls[k]
+    replayed = pair.comparison.replayed
+    if call.kind.startswith(DECLARED) and replayed is not None and k < len(replayed.calls):
+        try:
+            before = np.asarray(call.details.get("input"), dtype=float)
+            after = np.asarray(replayed.calls[k].details.get("input"), dtype=float)
+        except (TypeError, ValueError):
+            return f"more than {number(allowed)}"
+        if before.shape == after.shape and np.isfinite(before).all() and np.isfinite(after).all():
+            excess = float(exact_distance(before, after) - Fraction(allowed))
+            return f"{number(allowed)} + {excess:.3g} > {number(allowed)}"
+    ends = [s.rational() for s in pair.steps if s.call == k and isinstance(s, Laplace)]
+    scale = None if call.scale is None else np.asarray(call.scale, dtype=float).ravel()
+    if call.law == "laplace" and ends and None not in ends and scale is not None and scale.size:
+        # Σ μ's proven low ends times the scale: the least distance the input moved
+        low = sum((e[0] for e in ends if e is not None), Fraction(0)) * Fraction(float(scale[0]))
+        if low > Fraction(allowed):
+            return f"{number(allowed)} + {float(low - Fraction(allowed)):.3g} > {number(allowed)}"
+    return f"more than {number(allowed)}"
+
+
 def _call_finding(
     analysis: Analysis, pair: PairResult, k: int, moved: float | None, allowed: float | None, epsilon: float
 ) -> tuple[str, bool]:
@@ -141,7 +168,7 @@ def _call_finding(
         on_d_prime = call_text(c.replayed.calls[k]) if k < len(c.replayed.calls) else rescaled[k]
         return f"scale taken from the data: on D′ {on_d_prime}", True
     if moved is not None and allowed is not None and _over_sensitive(analysis, pair, k, moved, allowed, epsilon):
-        return f"over-sensitive: moved {number(moved)} > {number(allowed)}", True
+        return f"over-sensitive: moved {_moved_text(analysis, pair, k, moved, allowed)}", True
     if any(analysis.probe.elements[j].call == k for j in c.coefficient_changed):
         return "its noise's weight in the release depends on the data", True
     gaps = [u.why for u in pair.unaccounted if u.call == k]
