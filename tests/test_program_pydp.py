@@ -7,50 +7,27 @@ environment, ``pip install pipeline-dp``).  Fixed seeds; the refutations at α =
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
-pipeline_dp = pytest.importorskip("pipeline_dp", reason="pipeline-dp is not installed (pip install pipeline-dp)")
+pytest.importorskip("pipeline_dp", reason="pipeline-dp is not installed (pip install pipeline-dp)")
 
 import pdp_audit  # noqa: E402 - after the skip
 from pdp_audit.audits.program import libraries  # noqa: E402
 from pdp_audit.audits.program.analysis import analyse  # noqa: E402
 from pdp_audit.audits.program.recorder import Tape  # noqa: E402
 
+# the pipelines of the guide's table (benchmarks/library_versions.py audits them at a pinned version): `spending`,
+# pipeline-dp's README aggregation, and `spending_finite`, NaN and ±inf mapped into [0, 1] first
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from library_pipelines import spending, spending_finite  # noqa: E402
+
 SPENDING = pd.DataFrame({"day": ["mon", "tue", "wed", "mon", "tue", "mon"], "spent": [0.2, 0.5, 0.9, 0.4, 0.1, 0.7]})
 BOUNDS = {"day": {"mon", "tue", "wed"}, "spent": (0.0, 1.0)}
-
-
-def spending(data, rng, spent=None):
-    """pipeline-dp's ``DPEngine`` on its ``LocalBackend``, as its README aggregates: the Laplace count and sum of
-    ``spent`` in [0, 1] per public ``day``, one contribution a person, ε = 1 for one person added or removed."""
-    days = data["day"].astype(str)
-    values = data["spent"].astype(float) if spent is None else spent
-    rows = list(zip(range(len(days)), days, values))
-    accountant = pipeline_dp.NaiveBudgetAccountant(total_epsilon=1.0, total_delta=0.0)
-    engine = pipeline_dp.DPEngine(accountant, pipeline_dp.LocalBackend())
-    params = pipeline_dp.AggregateParams(
-        noise_kind=pipeline_dp.NoiseKind.LAPLACE,
-        metrics=[pipeline_dp.Metrics.COUNT, pipeline_dp.Metrics.SUM],
-        max_partitions_contributed=1,
-        max_contributions_per_partition=1,
-        min_value=0.0,
-        max_value=1.0,
-    )
-    extractors = pipeline_dp.DataExtractors(
-        privacy_id_extractor=lambda row: row[0],
-        partition_extractor=lambda row: row[1],
-        value_extractor=lambda row: row[2],
-    )
-    result = engine.aggregate(rows, params, extractors, public_partitions=["mon", "tue", "wed"])
-    accountant.compute_budgets()
-    return [value for _, metrics in sorted(result) for value in (metrics.count, metrics.sum)]
-
-
-def spending_finite(data, rng):
-    """:func:`spending` with NaN mapped into [0, 1] first (pipeline-dp clips with ``np.clip``, which passes NaN)."""
-    return spending(data, rng, np.nan_to_num(data["spent"].to_numpy(dtype=float), nan=0.0))
 
 
 def test_pipeline_dps_noise_is_recorded_with_its_declared_budget():
