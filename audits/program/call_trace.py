@@ -134,13 +134,9 @@ def _moved_text(analysis: Analysis, pair: PairResult, k: int, moved: float, allo
     if number(moved) != number(allowed):
         return f"{number(moved)} > {number(allowed)}"
     call = analysis.recorded.calls[k]
-    replayed = pair.comparison.replayed
-    if call.kind.startswith(DECLARED) and replayed is not None and k < len(replayed.calls):
-        try:
-            before = np.asarray(call.details.get("input"), dtype=float)
-            after = np.asarray(replayed.calls[k].details.get("input"), dtype=float)
-        except (TypeError, ValueError):
-            return f"more than {number(allowed)}"
+    inputs = _declared_inputs(pair, k, call) if call.kind.startswith(DECLARED) else None
+    if inputs is not None:
+        before, after = inputs
         if before.shape == after.shape and np.isfinite(before).all() and np.isfinite(after).all():
             excess = float(exact_distance(before, after) - Fraction(allowed))
             return f"{number(allowed)} + {excess:.3g} > {number(allowed)}"
@@ -152,6 +148,17 @@ def _moved_text(analysis: Analysis, pair: PairResult, k: int, moved: float, allo
         if low > Fraction(allowed):
             return f"{number(allowed)} + {float(low - Fraction(allowed)):.3g} > {number(allowed)}"
     return f"more than {number(allowed)}"
+
+
+def _declared_inputs(pair: PairResult, k: int, call: Call) -> tuple[np.ndarray, np.ndarray] | None:
+    """A declared mechanism's input on D and on D′ (call ``k``, replayed on the pair) as float arrays; None where
+    either cannot be read as numbers."""
+    replayed = pair.comparison.replayed
+    after = replayed.calls[k].details.get("input") if replayed is not None and k < len(replayed.calls) else None
+    try:
+        return np.asarray(call.details.get("input"), dtype=float), np.asarray(after, dtype=float)
+    except (TypeError, ValueError):
+        return None
 
 
 def _call_finding(
@@ -183,13 +190,10 @@ def _over_sensitive(analysis: Analysis, pair: PairResult, k: int, moved: float, 
     (a marking of the page, which decides no verdict)."""
     call = analysis.recorded.calls[k]
     if call.kind.startswith(DECLARED):
-        before, after = call.details.get("input"), None
-        if pair.comparison.replayed is not None and k < len(pair.comparison.replayed.calls):
-            after = pair.comparison.replayed.calls[k].details.get("input")
-        try:
-            b, a = np.asarray(before, dtype=float), np.asarray(after, dtype=float)
-        except (TypeError, ValueError):
+        inputs = _declared_inputs(pair, k, call)
+        if inputs is None:
             return False
+        b, a = inputs
         if b.shape != a.shape or not (np.isfinite(a).all() and np.isfinite(b).all()):
             return b.shape != a.shape
         return exact_distance(b, a) > Fraction(allowed)

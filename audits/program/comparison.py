@@ -155,18 +155,18 @@ def _carriers_read(
     """Each coordinate carried on D checked to carry the same element on D′, as the probe named it on D: D′ replayed
     with the probe's naming shift v (:attr:`.trace.Probe.naming`, v_j = w_j(1 + rank_j/N)), and each carried
     coordinate's response to v read against its response to −w (``backwards``, :func:`_coefficients_read`'s
-    replay).  A coordinate carrying element j′ with coefficient a′ on D′ responds by a′v_j′ and −a′w_j′: their ratio
-    is 1 + rank_j′/N whatever a′ (a rescaled call's coefficient moves, its element does not), read as the probe reads
-    it on D (:func:`.trace._read_affine`: within 1e-3/N + :data:`.trace.PROBE_TOLERANCE` of D's element's ratio; the
-    ranks lie 1/N apart).  Without this check a coordinate whose element changes between D and D′ at the same
-    coefficient -- noise added in an order the data sets (groups in the order their first records come) -- responds
-    to −w as on D, and would be read as D's element moved by R_i(D′) − R_i(D): a difference of two draws, which
-    refuted a correct program by composition.
+    replay). A coordinate carrying element j′ with coefficient a′ on D′ responds by a′v_j′ and −a′w_j′: their
+    ratio is 1 + rank_j′/N whatever a′ (a rescaled call's coefficient moves, its element does not), read as the
+    probe reads it on D (within :func:`.trace.naming_tolerance` of D's element's ratio; the ranks lie 1/N apart).
+    Without this check a coordinate whose element changes between D and D′ at the same coefficient -- noise added
+    in an order the data sets (groups in the order their first records come) -- responds to −w as on D, and would
+    be read as D's element moved by R_i(D′) − R_i(D): a difference of two draws, which refuted a correct program
+    by composition.
 
     A coordinate whose ratio names another element, or none (not finite, or no response to −w where
     :func:`classified` did not already leave it unread), is unread: no shift is read from it
-    (:attr:`Comparison.carriers_moved`).  Where either replay diverges, raises or changes the release's structure,
-    no carrier is shown on D′ and every carried coordinate is unread.  A coordinate not finite on D′ is left as
+    (:attr:`Comparison.carriers_moved`). Where either replay diverges, raises or changes the release's structure, no
+    carrier is shown on D′ and every carried coordinate is unread. A coordinate not finite on D′ is left as
     :func:`classified` leaves it (its shift is read as ∞)."""
     program, neighbour = runs
     other = out.replayed
@@ -187,7 +187,7 @@ def _carriers_read(
             ratio = by_v / -by_minus
             element = found.carrier[carried]
             expected = found.naming[element] / found.step[element]
-            same = np.abs(ratio - expected) < 1e-3 / len(found.elements) + trace.PROBE_TOLERANCE
+            same = np.abs(ratio - expected) < trace.naming_tolerance(len(found.elements))
         same |= ~np.isfinite(before)
         apart = carried[~same]
     unread = set(out.unread)

@@ -490,7 +490,7 @@ def _read_affine(
     by_w, by_v, by_minus = responses
     at_w, at_minus, numbers = releases
     n = len(probe.elements)
-    tolerance = 1e-3 / n + PROBE_TOLERANCE  # below 1/(2N): one rank at most; see PROBE_TOLERANCE
+    tolerance = naming_tolerance(n)
     moved = ~unmoved
     readable = moved & np.isfinite(by_w) & np.isfinite(by_v) & (by_w != 0)
     with np.errstate(all="ignore"):
@@ -512,6 +512,13 @@ def _read_affine(
     probe.carrier[moved] = -2
     probe.carrier[affine] = j[affine]
     probe.coefficient[affine] = a[affine]
+
+
+def naming_tolerance(n: int) -> float:
+    """How near a coordinate's ratio ΔR(v)/ΔR(w) must lie to 1 + r/N to name the element of rank r, of N: 1e-3/N +
+    :data:`PROBE_TOLERANCE`, below 1/(2N), so one rank at most (the probe's reading on D and each neighbour's check
+    on D′, :func:`.comparison._carriers_read`)."""
+    return 1e-3 / n + PROBE_TOLERANCE
 
 
 def _powers_of_two(sizes: list[float]) -> np.ndarray:
