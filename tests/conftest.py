@@ -6,6 +6,8 @@ import zlib
 
 import pytest
 
+from tests import tiers
+
 # Every statistical test in this suite is calibrated to a false-alarm probability of at most 1e-6
 # (OpenDP's convention) and runs with a fixed seed, so a failure is a real finding, not bad luck.
 FALSE_ALARM = 1e-6
@@ -68,6 +70,13 @@ def compile_the_package():
 
 
 def pytest_addoption(parser):
+    parser.addoption(
+        "--tier",
+        choices=tiers.CHOICES,
+        default="1",
+        help="the suite's tier to run (tests/tiers.py): 1, the fast tier (default); 2, the long statistical series "
+        "and end-to-end runs (marked tier2); all, both",
+    )
     parser.addoption("--run-slow", action="store_true", default=False, help="also run long statistical audits")
     parser.addoption(
         "--slow-shard",
@@ -109,7 +118,9 @@ def pytest_collection(session):
 SLOW_TIMEOUT = 7200
 
 
+@pytest.hookimpl(tryfirst=True)  # the tiers counted before -k or -m deselects any test
 def pytest_collection_modifyitems(config, items):
+    tiers.select(config, items)
     shard = _shard(config.getoption("--slow-shard"))
     if config.getoption("--run-slow") or os.environ.get("PDP_AUDIT_SLOW"):
         if config.pluginmanager.hasplugin("timeout"):  # the long audits get their own limit, never none
@@ -126,6 +137,12 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_report_header(config):
+    tier = config.getoption("--tier")
+    other = "--tier 2 runs the long series, --tier all both" if tier == "1" else "the default runs tier 1"
+    return f"tier {tier} of the suite (tests/tiers.py; {other}); --run-slow adds the slow audits"
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -71,6 +71,7 @@ def test_the_public_names_are_exactly_these_and_documented():
     assert pdp_audit.__version__ and pdp_audit.EXIT_CODES == {"pass": 0, "fail": 1, "inconclusive": 3}
 
 
+@pytest.mark.tier2
 def test_audit_pair_passes_a_correct_pair_and_fails_a_broken_one():
     good = pdp_audit.audit_pair(
         ShiftedGaussian(4.0), epsilon=1.0, delta=1e-2, trials=pdp_audit.PairBudget(20_000, law="ideal")
@@ -170,6 +171,7 @@ def test_a_loss_flat_in_the_noise_falls_back_to_plain_tails_with_a_note():
     assert "no shift to use" in forward.note and forward.verdict != "fail"
 
 
+@pytest.mark.tier2
 def test_blackbox_refutes_a_false_claim_and_never_passes():
     def sample_d(size, rng):
         return rng.normal(2.0, 0.5, size=(size, 1))
@@ -211,6 +213,7 @@ def test_run_audit_refuses_unknown_audits_and_options_and_bad_values():
     assert "gaussian" in pdp_audit.list_audits()
 
 
+@pytest.mark.tier2
 def test_certify_a_file_or_the_same_mapping(tmp_path, capsys):
     shutil.copy(EXAMPLES / "deploy-data.csv", tmp_path / "deploy-data.csv")
     text = (EXAMPLES / "deploy-gaussian.toml").read_text(encoding="utf-8")
@@ -232,6 +235,7 @@ def test_certify_a_file_or_the_same_mapping(tmp_path, capsys):
         pdp_audit.certify({**document, "parameters": {**document["parameters"], "sigmaa": 1.0}})
 
 
+@pytest.mark.tier2
 def test_write_report_writes_both_files_and_checks_paths_first(tmp_path):
     run = pdp_audit.audit_pair(ShiftedGaussian(4.0), 1.0, 1e-3, trials=pdp_audit.PairBudget(2_000, law="ideal"))
     pdp_audit.write_report(run, pdf=tmp_path / "a.pdf", json=tmp_path / "a.json")

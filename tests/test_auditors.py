@@ -81,6 +81,7 @@ def test_hockey_stick_detects_a_wrong_curve():
     assert not lo[0] <= wrong <= hi[0]
 
 
+@pytest.mark.tier2
 def test_attack_lower_bound_is_valid_and_refutes_a_false_claim(million):
     true_eps = g.analytic_epsilon(1e-3, 1.0)
     result = million["likelihood-ratio"]

@@ -53,6 +53,7 @@ def _audit(strict=False):
     return pytest_plugin.PrivacyAudit("test_blackbox.py::t", settings, Session())
 
 
+@pytest.mark.tier2
 def test_plugin_refutes_a_deflated_mechanism_and_never_passes_a_correct_one():
     with pytest.raises(pytest.fail.Exception, match="blackbox-attack"):
         _audit().assert_dp_blackbox(*gaussian_samplers(0.3), epsilon=1.0, delta=DELTA)
@@ -76,6 +77,7 @@ MODULE = textwrap.dedent(
 )
 
 
+@pytest.mark.tier2
 def test_cli_exit_codes_and_json(tmp_path, monkeypatch, capsys):
     (tmp_path / "user_mech.py").write_text(MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -116,6 +118,9 @@ def factory_exits():
 """
 
 
+@pytest.mark.tier2(
+    cases=("faulty_user-sampler_raises-1-pair-protocol: Malformed pair: sample('D', 2) raised RuntimeError",)
+)
 @pytest.mark.parametrize(
     "module,target,code,needle",
     [
@@ -207,6 +212,7 @@ BIG_MODULE = textwrap.dedent(
 )
 
 
+@pytest.mark.tier2
 def test_cli_decides_huge_and_tiny_releases_and_refuses_infinite_ones_in_one_line(tmp_path, monkeypatch, capsys):
     (tmp_path / "scaled_mech.py").write_text(BIG_MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -364,6 +370,7 @@ def test_a_run_that_names_no_workers_uses_the_cores_for_a_slow_sampler_that_pick
     assert tb.fitted_budget(samplers, "events", 3, 20_000, cost=slow).workers == 3  # named workers are kept
 
 
+@pytest.mark.tier2
 def test_the_command_leaves_the_workers_to_the_run_and_states_its_budget(tmp_path, monkeypatch, capfd):
     """Without --workers the command hands None to the audit (a search and a witness re-check run in one process);
     a plain run states its budget, releases and minutes, on stderr before it starts, --trials given or not."""
@@ -383,6 +390,7 @@ def test_the_command_leaves_the_workers_to_the_run_and_states_its_budget(tmp_pat
     assert "Budget: 2,000 fresh releases per world, about" in capfd.readouterr().err
 
 
+@pytest.mark.tier2
 def test_a_sampler_may_import_a_module_beside_it_lazily(tmp_path, monkeypatch):
     """``pdp-audit blackbox`` put the current folder on sys.path only while TARGET's module loaded: a sample()
     importing its sibling lazily raised ModuleNotFoundError and a correct mechanism was reported as refuted (exit

@@ -76,6 +76,7 @@ def _fixed(event, hits_d, hits_dp, delta, complete):
     return EventAttack(event, (hits_d,), (hits_dp,), 0, 0, delta, HORIZON, HORIZON)
 
 
+@pytest.mark.tier2(representatives=("0.0-1",))
 @pytest.mark.parametrize("delta, seed", [(0.0, 1), (2e-4, 2)])
 def test_the_bound_read_after_every_round_keeps_its_level(delta, seed):
     """At the boundary of the claim (the share of D exactly π(ε), plus an excess of mass δ at δ > 0), the
@@ -107,6 +108,7 @@ def _run(early_stop: bool, **budget):
     return pdp_audit.audit_blackbox(Shift(), 0.5, 0.0, trials=400_000, seed=3, budget=budget)
 
 
+@pytest.mark.tier2
 def test_a_clear_violation_is_refuted_in_the_first_rounds():
     run = _run(True)
     check = run.checks[0]
@@ -116,6 +118,7 @@ def test_a_clear_violation_is_refuted_in_the_first_rounds():
     assert "an anytime-valid bound" in check.note and "Poisson round" in check.note
 
 
+@pytest.mark.tier2
 def test_the_budget_stated_before_the_run_is_a_maximum(capsys):
     budget = pdp_audit.BlackBoxBudget(train_trials=20_000, early_stop=True, workers=1)
     pdp_audit.audit_blackbox(Shift(), 0.5, 0.0, trials=400_000, seed=3, progress=True, budget=budget)
@@ -211,6 +214,7 @@ MODULE = textwrap.dedent(
 )
 
 
+@pytest.mark.tier2
 def test_the_command_line_flag(tmp_path, monkeypatch):
     from pdp_audit.audits.blackbox.config import BlackBoxAuditConfig
     from pdp_audit.verify.core.config import options

@@ -72,6 +72,7 @@ def test_bin_edges_are_midpoints_of_the_distinct_values_or_of_quantiles():
     assert edges.size == boosting.MAX_BINS - 1 and np.all(np.diff(edges) > 0)
 
 
+@pytest.mark.tier2(representatives=("1-15000-3", "3-15000-1"))
 @pytest.mark.parametrize("columns, size, seed", [(1, 3000, 0), (1, 15_000, 3), (3, 15_000, 1), (3, 400, 2)])
 def test_the_trees_are_those_of_the_plain_first_version(columns, size, seed):
     """The faster growth (histograms of the root read in place, positions instead of masks) changes no split, no

@@ -100,6 +100,7 @@ class Terminal(io.StringIO):
         return True
 
 
+@pytest.mark.tier2(representatives=("logistic-passes1",))
 @pytest.mark.parametrize("statistic, passes", [("events", ("training", "selection", "fresh")), ("logistic", ())])
 def test_every_pass_shows_itself_on_a_terminal_and_nothing_elsewhere(monkeypatch, statistic, passes):
     passes = passes or ("training", "fresh")
@@ -124,6 +125,7 @@ class NoisySum:
         return answers.sum() + rng.laplace(scale=2.0, size=(size, 1))
 
 
+@pytest.mark.tier2
 def test_a_searchs_pilots_show_themselves_on_a_terminal(monkeypatch):
     from pdp_audit.audits.blackbox import search as blackbox_search
 

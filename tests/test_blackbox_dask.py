@@ -401,6 +401,7 @@ def test_an_interrupted_or_terminated_dask_run_leaves_no_process_behind(user_fol
     assert not workers_gone(user_folder, 0)
 
 
+@pytest.mark.tier2
 def test_a_sampler_importing_its_sibling_lazily_runs_on_a_local_dask_cluster(tmp_path):
     """Issue 42 item 2 on Dask: the LocalCluster's workers unpickle the user's sampler and import the module beside
     it when it first draws (its folder is first on their sys.path); a correct mechanism is inconclusive, never

@@ -154,6 +154,7 @@ def only(monkeypatch, name: str) -> None:
     monkeypatch.setattr(event_choice, "candidate_scores", one)
 
 
+@pytest.mark.tier2(cases=("trees-events-numbers",))
 @pytest.mark.parametrize(
     "kind, statistic",
     [(k, "events") for k in KINDS] + [("trees", "events-numbers"), ("histograms", "events-numbers")],
@@ -354,6 +355,7 @@ def target(reported, monkeypatch):
     return reported
 
 
+@pytest.mark.tier2
 def test_a_reported_event_run_is_the_plain_run_plus_its_witness(target):
     """``--report`` without ``--statistic``: the plain run's event test at the given budget, the same JSON as the
     plain run drawing its whole budget (``--no-early-stop``: a reported run draws it all) plus the witness.  Before: a
@@ -375,6 +377,7 @@ def test_the_witness_rechecked_with_its_own_seed_reproduces_the_bound(target):
     assert same["check"]["details"]["events"] == run["check"]["details"]["events"]
 
 
+@pytest.mark.tier2
 def test_the_witness_rechecked_with_another_seed_is_an_independent_recheck_with_a_report(target):
     run = json.loads((target / "rep.json").read_text())
     argv = ["blackbox", "ev_target:make", *CLAIM, "--witness", "rep.json", "--seed", "9", "--json", "other.json"]
@@ -384,6 +387,7 @@ def test_the_witness_rechecked_with_another_seed_is_an_independent_recheck_with_
     assert other["rechecked_witness"] == {"seed": 0, "epsilon_lower_bound": run["witness"]["epsilon_lower_bound"]}
 
 
+@pytest.mark.tier2
 def test_a_plain_runs_json_is_refused_as_a_witness_in_one_line(target):
     """A plain run writes no witness: its JSON (schema 1, a statistic named by a string) was read as a witness of an
     older schema."""
@@ -402,6 +406,7 @@ def test_a_damaged_event_witness_on_the_command_line_is_one_line_exit_2(target, 
     assert "each event must be" in err and err.count("\n") == 1, err
 
 
+@pytest.mark.tier2
 def test_the_event_report_is_byte_identical_for_the_same_seed(target):
     assert main([*RUN, "--report", "again.pdf"]) == 1
     assert (target / "again.pdf").read_bytes() == (target / "rep.pdf").read_bytes()
@@ -430,6 +435,7 @@ def test_the_witness_names_an_event_one_world_never_reached_before_a_larger_boun
     assert _threshold(attack, 1e-6, 3.5)["threshold"] == 2.0
 
 
+@pytest.mark.tier2
 def test_the_float_laplaces_witness_is_an_event_of_one_world(tmp_path, monkeypatch, capsys):
     """End to end at the default law: ``v + rng.laplace(0, 1)`` refuted, the witness's event never seen under D'
     (its doubles off 2^−53·ℤ near 0), named in the JSON with its two counts (the report's witness page prints them:

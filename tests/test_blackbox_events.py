@@ -207,6 +207,7 @@ VALID = [
 ]
 
 
+@pytest.mark.tier2(representatives=("ReportNoisyMax1-32", "TruncatedGeometric-31"))
 @pytest.mark.parametrize("name,seed", VALID)
 def test_event_bound_never_exceeds_the_exact_epsilon_of_a_correct_mechanism(name, seed):
     peer = BY_NAME[name]
@@ -217,12 +218,14 @@ def test_event_bound_never_exceeds_the_exact_epsilon_of_a_correct_mechanism(name
         assert result.epsilon_lower_bound_at(alpha) <= limit, (name, alpha, result)
 
 
+@pytest.mark.tier2(representatives=("ReportNoisyMax4-200000",))
 @pytest.mark.parametrize("name,trials", [("ReportNoisyMax4", 200_000), ("SVT5", 20_000), ("SVT4", 1_500_000)])
 def test_event_test_refutes_incorrect_variants(name, trials):
     bound = attack(name, trials, 41, train_trials=30_000).epsilon_lower_bound_at(ALPHA)
     assert bound > BY_NAME[name].claimed_epsilon, (name, bound)
 
 
+@pytest.mark.tier2
 def test_cli_events_writes_the_event_and_its_counts(tmp_path, monkeypatch):
     (tmp_path / "peer_mech_events.py").write_text(
         "import peer_mechanisms as pm\n\ndef svt5():\n    return pm.PEERS[12].pair\n"
@@ -253,6 +256,7 @@ class TextbookLaplace:
         return (self.x - self.scale * np.sign(r) * np.log(1 - 2 * np.abs(r)))[:, None]
 
 
+@pytest.mark.tier2
 def test_number_structure_finds_mironovs_float_laplace_leak():
     """Claimed ε = 0.1 (λ = 10): refuted at α = 1e-6 with the number-structure features -- by ``events-numbers``
     and by the default event test as implemented, which reads them because the releases are floats; under the

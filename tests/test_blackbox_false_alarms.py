@@ -185,6 +185,19 @@ SERIES = {
 }
 
 
+@pytest.mark.tier2(
+    representatives=(
+        "zero-sign-response-events",
+        "zero-sign-response-events-numbers",
+        "geometric-count-events",
+        "integer-count-events",
+        "clamped-count-events",
+        "snapping-events",
+        "integer-count-events-numbers",
+        "rounded-histogram-events",
+        "geometric-count-events-numbers",
+    )
+)
 @pytest.mark.parametrize("statistic", ["events", "events-numbers"])
 @pytest.mark.parametrize("name", list(SERIES))
 def test_a_correct_exact_release_is_never_refuted(name, statistic):
@@ -193,6 +206,7 @@ def test_a_correct_exact_release_is_never_refuted(name, statistic):
     assert verdict == "inconclusive", (name, statistic, check.ci, check.note)
 
 
+@pytest.mark.tier2(cases=("decimal-rounded", "laplace-on-a-grid"))
 @pytest.mark.parametrize("name", list(SERIES))
 def test_the_broken_twin_is_refuted(name):
     _, broken, epsilon = SERIES[name]
@@ -301,6 +315,7 @@ def _confirm(program, laws, trials: int = PROGRAM_TRIALS, seed: int = 0):
     return checks
 
 
+@pytest.mark.tier2(representatives=("dict-count",))
 @pytest.mark.parametrize("name", list(PROGRAMS))
 def test_a_correct_programs_release_is_never_refuted(name):
     """At both laws, on the same 10,000 fresh releases per world (a seed's releases, drawn once)."""
@@ -308,6 +323,7 @@ def test_a_correct_programs_release_is_never_refuted(name):
         assert check.pvalue > ALPHA, (name, law, check.pvalue, check.note)
 
 
+@pytest.mark.tier2(representatives=("dict-count",))
 @pytest.mark.parametrize("name", list(PROGRAMS))
 def test_the_broken_programs_release_is_refuted(name):
     (check,) = _confirm(functools.partial(PROGRAMS[name], scale=0.25), ("ideal",), BROKEN_TRIALS[name]).values()

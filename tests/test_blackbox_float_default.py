@@ -38,6 +38,7 @@ def _audit(name: str, law: str | None = None, seed: int = 5):
     )
 
 
+@pytest.mark.tier2
 def test_the_textbook_float_laplace_is_refuted_by_default_and_not_as_a_real_valued_law():
     run = _audit("numpy-laplace")
     (check,) = run.checks
@@ -89,6 +90,7 @@ MODULE = textwrap.dedent(
 )
 
 
+@pytest.mark.tier2
 def test_the_command_refutes_by_default_and_says_what_the_ideal_law_leaves_out(tmp_path, monkeypatch, capsys):
     (tmp_path / "float_mech.py").write_text(MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -112,6 +114,7 @@ def test_reading_the_numbers_under_the_ideal_law_is_one_line(tmp_path, monkeypat
         pdp_audit.audit_blackbox(fb.BY_NAME["snapping"].make(), 1.0, 0.0, budget=pdp_audit.BlackBoxBudget(law="exact"))
 
 
+@pytest.mark.tier2
 def test_certify_of_a_sampler_only_factory_refutes_by_default_and_reads_the_ideal_law_when_told(tmp_path, monkeypatch):
     """``certify`` of a pair with ``sample`` only is the black box: as implemented by default (the textbook float
     Laplace refuted), the real-valued law with ``[audit] law = "ideal"`` (not refuted, and the certificate says the

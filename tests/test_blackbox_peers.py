@@ -142,6 +142,7 @@ UNPICKLABLE = textwrap.dedent(
 )
 
 
+@pytest.mark.tier2
 def test_cli_workers_refuse_a_sampler_that_cannot_reach_them(tmp_path, monkeypatch, capsys):
     (tmp_path / "lambda_mech.py").write_text(UNPICKLABLE)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -162,6 +163,7 @@ def test_a_statistic_selected_on_the_training_split_keeps_the_bound_valid(name, 
     assert result.epsilon_lower_bound_at(ALPHA) <= limit
 
 
+@pytest.mark.tier2
 def test_cli_select_states_the_statistic_it_kept(tmp_path, monkeypatch):
     (tmp_path / "peer_mech.py").write_text(
         "import peer_mechanisms as pm\n\ndef hist2():\n    return pm.PEERS[3].pair\n"

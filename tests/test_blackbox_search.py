@@ -64,6 +64,7 @@ IDEAL = AttackOptions(SEARCH_STATISTIC, law="ideal")
 BUDGET = SearchBudget(candidates=16, pilot_trials=5_000, trials=50_000, options=IDEAL)
 
 
+@pytest.mark.tier2
 def test_search_finds_a_leak_that_the_obvious_pair_does_not_show():
     leaky = NoisySum(1 / EPSILON)
     first = pattern_candidates(4, Neighbours("linf", 1.0))[0]
@@ -82,6 +83,7 @@ def test_search_finds_a_leak_that_the_obvious_pair_does_not_show():
     assert pair_loss(result.chosen, leaky.scale) >= 3 * EPSILON  # a pair where most answers moved the same way
 
 
+@pytest.mark.tier2
 def test_search_never_refutes_a_correct_mechanism():
     correct = NoisySum(4 / EPSILON)
     for search in ("patterns", "random"):
@@ -120,6 +122,7 @@ def test_optuna_missing_is_one_line(monkeypatch):
         search_pairs(NoisySum(2.0), Neighbours("linf", 1.0), "optuna", 0.0, 0, BUDGET)
 
 
+@pytest.mark.tier2
 def test_witness_round_trip_reproduces_the_bound_and_a_new_seed_rechecks_it():
     leaky = NoisySum(1 / EPSILON)
     result = search_pairs(leaky, Neighbours("linf", 1.0), "patterns", 0.0, 0, BUDGET)
@@ -162,6 +165,7 @@ def user_module(tmp_path, monkeypatch):
 COMMON = ["--claim-epsilon", "0.5", "--claim-delta", "0", "--trials", "2e4", "--pilot-trials", "2000"]
 
 
+@pytest.mark.tier2
 def test_cli_search_witness_and_refusal(user_module, capsys):
     out = user_module / "s.json"
     args = ["blackbox", "search_mech:leaky", "--search", "patterns", "--neighbours", "linf:1", *COMMON]
@@ -219,6 +223,7 @@ def test_pdf_is_byte_identical_for_the_same_seed(user_module):
     assert first[:5] == b"%PDF-" and first == second
 
 
+@pytest.mark.tier2
 def test_workers_give_the_same_numbers():
     mechanism = bsp.mechanism("ReportNoisyMax3")
     options = SearchOptions(candidates=6, pilot_trials=3_000, trials=20_000)
@@ -234,6 +239,7 @@ def test_workers_give_the_same_numbers():
     assert runs[0].witness == runs[1].witness
 
 
+@pytest.mark.tier2
 def test_optuna_search_is_seeded_and_refutes(monkeypatch):
     """Through the shared driver (candidate_search.maximise), the 16 patterns enqueued first, then TPE's trials."""
     pytest.importorskip("optuna")
@@ -281,6 +287,7 @@ def test_optuna_trials_named_after_a_pattern_are_that_pattern(kind):
     assert all(len(c.d) == 5 for c in named) and len(tried) == 12
 
 
+@pytest.mark.tier2
 def test_successive_halving_keeps_every_candidate_once_and_refutes():
     leaky = NoisySum(1 / EPSILON)
     budget = SearchBudget(candidates=16, pilot_trials=2_000, trials=50_000, rounds=3, options=IDEAL)
@@ -304,6 +311,7 @@ PAIR_MODULE = textwrap.dedent(
 )
 
 
+@pytest.mark.tier2
 def test_a_plain_run_with_a_report_is_the_plain_run_plus_its_witness(user_module):
     (user_module / "pair_mech.py").write_text(PAIR_MODULE)
     # the logistic test named (the event test's report: tests/test_blackbox_event_witness.py)

@@ -151,6 +151,7 @@ def _wrong_runs(read_share) -> int:
     return wrong
 
 
+@pytest.mark.tier2
 def test_the_staged_run_keeps_its_level_over_every_stage():
     """At the boundary of the claim, the run that stops at the first stage refuting at its share refutes in at most
     LOOSE of the runs (false alarm ≤ 1e-6): the union bound of the module docstring."""
@@ -306,6 +307,7 @@ def test_the_memory_of_a_staged_run_counts_the_releases_held_for_later_stages():
     assert attack_memory(1000, 3, below, "events", staged=True) == attack_memory(1000, 3, below, "events")
 
 
+@pytest.mark.tier2
 def test_a_later_stage_reuses_the_statistic_learned_from_the_same_releases(monkeypatch):
     """A learner that reads the same releases in two stages (here the pilot's and the full attack's, their learners
     reading the first 1,000 of each world's) is fitted once (``attack._remembered``), and the run is number for

@@ -99,6 +99,7 @@ def test_one_line_lists_the_audit(registered):
     assert any(line.split()[:1] == [NAME] for line in done.stdout.splitlines()), done.stdout
 
 
+@pytest.mark.tier2
 def test_one_line_makes_the_audit_runnable(registered):
     done = registered("run", NAME, "--trials", "2000", "--seed", "1", "--report", "none", "--json", "run.json")
     assert done.returncode == 0, done.stderr
@@ -106,6 +107,7 @@ def test_one_line_makes_the_audit_runnable(registered):
     assert run["mechanism"] == NAME and run["verdict"] == "pass", run["verdict"]
 
 
+@pytest.mark.tier2
 def test_one_line_makes_the_audit_sweepable(registered):
     sweep = registered.folder / "sweep.toml"
     sweep.write_text(
@@ -119,6 +121,7 @@ def test_one_line_makes_the_audit_sweepable(registered):
     assert len(cells) == 2
 
 
+@pytest.mark.tier2
 def test_one_line_makes_the_audit_certifiable(registered):
     file = registered.folder / "deploy-randomized-response.toml"
     deployed = file.read_text(encoding="utf-8").replace('mechanism = "randomized-response"', f'mechanism = "{NAME}"')
@@ -152,6 +155,7 @@ def test_every_audit_folder_is_in_one_catalogue():
     assert sorted({*catalogue.AUDITS, *kind_modules}) == sorted(plan_modules())
 
 
+@pytest.mark.tier2
 def test_only_the_catalogue_names_a_run_audits_plan():
     """The application reads the audits from the catalogue: a module that imported or named one audit's plan would
     be a second place to touch when an audit is added."""

@@ -105,6 +105,7 @@ def test_same_seed_gives_byte_identical_certificates(tmp_path):
     assert pdf_a.read_bytes() == pdf_b.read_bytes()
 
 
+@pytest.mark.tier2
 def test_a_deflated_deployment_is_not_certified(tmp_path):
     toml = gaussian_example(tmp_path, budget="trials = 2e4", **{"sigma = 3.8": "sigma = 0.5"})
     code, pdf, out = certify(toml, tmp_path)

@@ -113,6 +113,7 @@ def test_gaussian_default_passes_and_deflated_sigma_fails(tmp_path):
     assert verdicts(doc["checks"])["dp-forward"] == verdicts(doc["checks"])["dp-reverse"] == "fail"
 
 
+@pytest.mark.tier2
 def test_goe_default_passes_and_deflated_sigma3_fails(tmp_path):
     code, doc = run(tmp_path, "goe-release", *GOE_SMALL)
     assert code == 0 and doc["verdict"] == "pass"
@@ -159,6 +160,7 @@ def test_gaussian_dp_checks_carry_their_privacy_profile(gaussian_run):
         assert_profile(checks[cid], checks[cid].details["epsilon"])
 
 
+@pytest.mark.tier2
 def test_goe_dp_checks_carry_their_privacy_profile():
     goe_run = run_goe_audit(GoeAuditConfig(trials=20000, matrices=1000, d=10, seed=5))
     checks = {c.id: c for c in goe_run.checks}

@@ -74,6 +74,7 @@ def test_a_gaussian_sum_and_a_laplace_count_are_certified_together(tmp_path):
     assert "beside the joint" in page["title"]
 
 
+@pytest.mark.tier2
 def test_each_release_alone_passes_but_together_they_do_not(tmp_path):
     """Composition: (1, 1e-5) and (2/3, 0) alone; the joint release is far from (1, 1e-3)."""
     alone = [

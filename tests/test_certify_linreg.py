@@ -78,6 +78,7 @@ def test_every_printed_statement_is_a_paper_check():
     assert C.ALG1_Q5.deployed("--algorithm pdp --printed").role == "guarantee"
 
 
+@pytest.mark.tier2(representatives=("output-perturbation",))
 @pytest.mark.parametrize("case", ["output-perturbation", "ops"])
 def test_failing_findings_do_not_change_the_exit_code(case, tmp_path):
     """With --paper-claims the printed statements are checked (some fail: F1–F7) and the run still exits 0; without
@@ -92,6 +93,7 @@ def test_failing_findings_do_not_change_the_exit_code(case, tmp_path):
     assert [c["verdict"] for c in plain["checks"]] == [c["verdict"] for c in doc["checks"]]
 
 
+@pytest.mark.tier2
 def test_deployed_printed_form_fails_the_run(tmp_path):
     """adaops --algorithm pdp --printed deploys the printed min (Q5): alg1-q5 is then a guarantee, and it fails."""
     code, doc = run_json(tmp_path, *_args("adaops-pdp", "--printed"))
@@ -101,6 +103,7 @@ def test_deployed_printed_form_fails_the_run(tmp_path):
     assert code == 1 and doc["verdict"] == "fail"
 
 
+@pytest.mark.tier2
 def test_paper_pages_only_with_paper_claims():
     config = LinregAuditConfig("output-perturbation", trials=2000, synthetic=(60, 3), search=8)
     quiet = run_linreg_audit(config)
@@ -115,6 +118,7 @@ def test_paper_pages_only_with_paper_claims():
 
 
 # AdaOPS's two cases in the slow run (7 s each); the zoo breaks AdaOPS in process
+@pytest.mark.tier2(representatives=("output-perturbation",))
 @pytest.mark.parametrize(
     "case", [pytest.param(c, marks=pytest.mark.slow) if c.startswith("adaops") else c for c in sorted(CASES)]
 )
@@ -127,6 +131,7 @@ def test_calibrated_passes_and_deflated_fails(case, tmp_path):
     assert "fail" in {verdicts[cid] for cid in verdicts if cid.startswith("dp-")}
 
 
+@pytest.mark.tier2(representatives=("lr",))
 @pytest.mark.parametrize("algorithm", ["lr", "pdp"])
 def test_adaops_claim_rests_on_its_tighter_conditional_bound(algorithm, tmp_path):
     """Issue 70: AdaOPS's plain checks cannot resolve δ (no exceedance in `trials` draws still bounds δ(1) above the
@@ -237,6 +242,7 @@ def test_conditional_profile_is_deterministic():
 # --- figures ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.tier2(representatives=("ops",))
 @pytest.mark.parametrize("mechanism", ["ops", "adaops"])
 def test_every_dp_check_carries_its_privacy_profile(mechanism):
     trials = 20000 if mechanism == "adaops" else 4000

@@ -78,6 +78,7 @@ def test_objpert_deflated_sigma_fails(tmp_path):
     assert code == 1 and checks["dp-forward"]["verdict"] == "fail", checks["dp-forward"]["note"]
 
 
+@pytest.mark.tier2
 def test_objpert_dp_checks_carry_privacy_profiles():
     run = run_objpert_audit(ObjPertAuditConfig(trials=2000, search_trials=400))
     for check in run.checks:
@@ -106,6 +107,7 @@ def test_squared_loss_exact_profile_matches_monte_carlo():
             assert abs(prof.delta(eps, "D||D'") - fwd) <= radius and abs(prof.delta(eps, "D'||D") - rev) <= radius
 
 
+@pytest.mark.tier2
 def test_squared_loss_dp_passes_on_its_exact_profile(tmp_path):
     code, doc = cli(tmp_path, "objpert", *OBJ_SMALL, "--loss", "squared", "--theta-radius", "1")
     checks = ids(doc["checks"])
@@ -116,6 +118,7 @@ def test_squared_loss_dp_passes_on_its_exact_profile(tmp_path):
 # ------------------------------------------------------------------------------------------------
 # privacy-report
 # ------------------------------------------------------------------------------------------------
+@pytest.mark.tier2
 @pytest.mark.parametrize(
     "mode", ["independent", *(pytest.param(m, marks=pytest.mark.slow) for m in ("dependent", "adaptive"))]
 )
@@ -125,6 +128,7 @@ def test_privacy_report_default_options_pass(tmp_path, mode):
     assert doc["paper_findings"] is None and all(c["role"] == "guarantee" for c in doc["checks"])
 
 
+@pytest.mark.tier2
 def test_privacy_report_paper_findings_and_deployed_gradient_bound():
     cfg = dict(mode="dependent", n=200, d=5, repetitions=2000, trials=20000, figures=False, seed=3)
     run = run_privacy_report_audit(PrivacyReportAuditConfig(**cfg, paper_claims=True))
@@ -136,6 +140,7 @@ def test_privacy_report_paper_findings_and_deployed_gradient_bound():
     assert q25.role == "guarantee" and q25.verdict == "fail" and deployed.exit_code == 1
 
 
+@pytest.mark.tier2(representatives=("args2-objpert-dp-forward",))
 @pytest.mark.parametrize(
     "args,failing",
     [
@@ -151,6 +156,7 @@ def test_privacy_report_deflated_noise_fails(tmp_path, args, failing):
     assert code == 1 and ids(doc["checks"])[failing]["verdict"] == "fail"
 
 
+@pytest.mark.tier2
 def test_privacy_report_dp_checks_carry_privacy_profiles():
     run = run_privacy_report_audit(
         PrivacyReportAuditConfig(mode="dependent", n=200, d=5, repetitions=500, trials=20000, figures=False)

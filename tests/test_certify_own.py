@@ -121,6 +121,7 @@ def certified_run(monkeypatch, toml: Path) -> tuple[int, dict, Run]:
     return code, document, run
 
 
+@pytest.mark.tier2
 def test_a_users_laplace_histogram_is_certified_from_the_command_line(tmp_path, capsys):
     """The command's own code, in process (the wheel smoke test runs the installed command and writes the PDF)."""
     toml = project(tmp_path / "user")
@@ -154,6 +155,7 @@ def test_a_users_laplace_histogram_is_certified_from_the_command_line(tmp_path, 
     assert document["parameters"]["pair"] == "the one mymod.make returns for the deployment's parameters"  # words
 
 
+@pytest.mark.tier2
 def test_a_pure_claim_about_the_users_code_is_not_decided_by_its_replay(tmp_path, capsys):
     """The same histogram claimed pure: its view replays and its loss never exceeds ε, yet a branch the replay never
     saw is bounded only by the replay's rate, which joins δ̄ (issue 60, item 4): not decided, exit code 3, the
@@ -167,6 +169,7 @@ def test_a_pure_claim_about_the_users_code_is_not_decided_by_its_replay(tmp_path
     )
 
 
+@pytest.mark.tier2(representatives=("loss-for-another-scale",))
 @pytest.mark.parametrize(
     "parameters, failing, flags",
     [
@@ -184,6 +187,7 @@ def test_a_broken_histogram_is_refused(tmp_path, parameters, failing, flags):
     assert {c["id"]: c["verdict"] for c in document["checks"]}[failing] == "fail"
 
 
+@pytest.mark.tier2
 def test_a_black_box_mechanism_is_never_certified(tmp_path, monkeypatch):
     """At any budget (2,000 releases per world here): the black box's check refutes or leaves the claim undecided,
     and the certificate says so."""
@@ -195,6 +199,7 @@ def test_a_black_box_mechanism_is_never_certified(tmp_path, monkeypatch):
     assert "NOT A CERTIFICATE" in banner and "no violation found at the stated power" in banner
 
 
+@pytest.mark.tier2
 def test_a_black_box_mechanism_far_from_its_claim_is_refuted(tmp_path, monkeypatch):
     """At 2,000 releases per world (its true ε is 10 against the claim's 1): a smaller budget makes a refutation
     only harder, and this one is made; the project's 2e4 cost ~4× the time for the same verdict."""
@@ -204,6 +209,7 @@ def test_a_black_box_mechanism_far_from_its_claim_is_refuted(tmp_path, monkeypat
     assert "NOT A CERTIFICATE" not in _banner(run)
 
 
+@pytest.mark.tier2
 def test_per_instance_pairs_are_each_audited_on_their_own_page(tmp_path, monkeypatch):
     code, document, run = certified_run(monkeypatch, project(tmp_path, parameters="individuals = 2"))
     assert code == 0
@@ -215,6 +221,7 @@ def test_per_instance_pairs_are_each_audited_on_their_own_page(tmp_path, monkeyp
     assert [row.split()[0] for row in run.pages[0].rows[1:]] == ["row-1", "row-2"]
 
 
+@pytest.mark.tier2
 def test_a_broken_individual_fails_the_certificate(tmp_path):
     broken = VIEWED.replace("removed, self.scale, self.loss_scale)", "removed, 0.4, 0.4)")  # hers: too little noise
     assert broken != VIEWED
@@ -252,6 +259,7 @@ FAULTS = {
 }
 
 
+@pytest.mark.tier2(representatives=("syntax-error", "import-error", "no-factory"))
 @pytest.mark.parametrize("fault", FAULTS)
 def test_a_fault_in_the_users_code_is_theirs_in_one_line(tmp_path, capsys, fault):
     module, expected = FAULTS[fault]
@@ -262,6 +270,7 @@ def test_a_fault_in_the_users_code_is_theirs_in_one_line(tmp_path, capsys, fault
     assert expected in err and "deploy.toml" in err
 
 
+@pytest.mark.tier2
 def test_a_sampler_that_raises_mid_audit_is_the_pair_protocol_fail(tmp_path):
     module = HISTOGRAM.replace("centre = self.counts", "assert size <= 1000, 'too many'\n        centre = self.counts")
     code, document = certify(project(tmp_path, module=module))
@@ -285,6 +294,7 @@ def test_the_certificate_does_not_depend_on_the_path_or_the_folder(tmp_path, mon
     assert outputs[0] == outputs[1] == outputs[2]
 
 
+@pytest.mark.tier2
 def test_the_python_api_certifies_a_mapping_relative_to_the_current_folder(tmp_path, monkeypatch):
     project(tmp_path)
     monkeypatch.chdir(tmp_path)
@@ -335,6 +345,7 @@ def test_the_shipped_example_is_a_valid_deployment_of_a_users_mechanism():
     assert [p.id for p in individuals("example", pair, "white-box", "make")] == ["row-1", "row-2", "row-3"]
 
 
+@pytest.mark.tier2
 def test_the_helper_modules_a_mechanism_is_written_across_are_fingerprinted(tmp_path):
     """The factory's module imports the histogram from a helper beside it, which imports a second one: both are on
     the certificate with the SHA-256 of their bytes, and editing a helper changes its hash (a certificate that named
@@ -361,6 +372,7 @@ def test_the_helper_modules_a_mechanism_is_written_across_are_fingerprinted(tmp_
     assert hashes["helper.py"] == digest["helper.py"] and hashes["lazyhelper.py"] != digest["lazyhelper.py"]
 
 
+@pytest.mark.tier2
 def test_the_certificate_names_the_libraries_the_mechanism_is_written_on(tmp_path, capsys):
     """A mechanism written on an installed library (here pandas, standing for OpenDP or diffprivlib) puts it on the
     certificate with its version and the SHA-256 of its RECORD; numpy and scipy are under ``versions`` already."""
@@ -387,6 +399,7 @@ LAZY_SIBLING = VIEWED.replace(
 ).replace("/ self.loss_scale", "/ (self.loss_scale * self.noise_scale_of())")
 
 
+@pytest.mark.tier2
 def test_a_sampler_may_import_a_module_beside_it_lazily(tmp_path):
     """The folder was importable only while the factory's module loaded: a loss that imported its sibling lazily
     raised ModuleNotFoundError mid-audit and a correct mechanism was blamed (exit 2); it stays importable now."""
@@ -399,6 +412,7 @@ def test_a_sampler_may_import_a_module_beside_it_lazily(tmp_path):
     assert str(tmp_path.resolve()) not in sys.path  # and not left behind in an API caller's process
 
 
+@pytest.mark.tier2
 def test_certify_states_a_white_box_budget_before_it_draws_and_only_when_asked(tmp_path, monkeypatch, capsys):
     """With progress (``pdp-audit certify`` without --quiet) the releases per world, the measured cost of one
     (sample and privacy_loss) and the minutes they make are said on stderr before the audit; without, nothing."""
@@ -418,6 +432,7 @@ def test_certify_states_a_white_box_budget_before_it_draws_and_only_when_asked(t
     assert "pdp-audit certify: Budget: 20,000 releases per world (one pass for every check)" in capsys.readouterr().err
 
 
+@pytest.mark.tier2
 def test_a_black_box_deployment_is_drawn_on_the_workers_it_names(tmp_path, monkeypatch, capsys):
     """A sampler-only pair went to the black box as two lambdas, so it was drawn in one process whatever
     ``[audit] workers`` said; its samplers now pickle with the pair and reach the workers named (the black box's
@@ -431,6 +446,7 @@ def test_a_black_box_deployment_is_drawn_on_the_workers_it_names(tmp_path, monke
     assert "on 2 worker processes" in capsys.readouterr().err
 
 
+@pytest.mark.tier2
 def test_certify_chooses_workers_for_a_slow_black_box_sampler_and_says_so(tmp_path, monkeypatch, capsys):
     from pdp_audit.verify.evidence import user_audits
 
@@ -445,6 +461,7 @@ def test_certify_chooses_workers_for_a_slow_black_box_sampler_and_says_so(tmp_pa
     assert "on 2 worker processes" in said, said
 
 
+@pytest.mark.tier2
 def test_a_black_box_deployment_without_trials_gets_the_black_box_default(tmp_path, monkeypatch, capsys):
     """A sampler-only deployment whose [audit] names no trials was drawn at the white-box pair's default (1e5),
     whatever `pdp-audit blackbox` would have drawn for the same sampler; it now gets the black box's default budget,
@@ -462,6 +479,7 @@ def test_a_black_box_deployment_without_trials_gets_the_black_box_default(tmp_pa
     assert pdp_audit.certify(document).certified["audit"]["trials"] == 2_000
 
 
+@pytest.mark.tier2
 def test_certify_workers_flag_reaches_a_users_mechanism(tmp_path, monkeypatch, capfd):
     """``pdp-audit certify --workers 2`` was dropped for a ``module:factory`` (only ``[audit] workers`` reached it):
     the pass was drawn in one process, whatever the flag said.  (2,000 releases per world: where the draws run is
@@ -472,6 +490,7 @@ def test_certify_workers_flag_reaches_a_users_mechanism(tmp_path, monkeypatch, c
     assert "on 2 worker processes" in capfd.readouterr().err  # the user's code runs in a forked child
 
 
+@pytest.mark.tier2
 def test_a_library_installed_after_a_certificate_is_found_by_the_next(tmp_path, monkeypatch):
     """The scan of the installed distributions is kept per ``sys.path`` entry while the entry is unchanged, and maps
     each top-level name to the distributions ``importlib.metadata.packages_distributions`` maps it to; installing
@@ -492,6 +511,7 @@ def test_a_library_installed_after_a_certificate_is_found_by_the_next(tmp_path, 
     assert module_fingerprints._providers()["late_lib"] == {"late-lib"}
 
 
+@pytest.mark.tier2
 def test_distributions_found_by_a_finder_of_their_own_are_mapped_to_sets(monkeypatch):
     """Where a finder other than the path's finds distributions (importlib_metadata's backport puts one on
     ``sys.meta_path`` when imported: dask and keyring import it), the whole scan is made; its names come as sets, the

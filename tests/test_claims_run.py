@@ -121,6 +121,7 @@ def test_not_run_entries_keep_their_status():
     assert decision.verdict == "not-simulable" and decision.agrees is True and decision.reason
 
 
+@pytest.mark.tier2
 def test_cli_exit_codes_json_and_determinism(tmp_path, capsys):
     ids = ["PDP-LemB.2", "RW-Lem24", "LR-Lem15", "K35"]
     outputs = []
@@ -227,6 +228,7 @@ def test_every_lemma_entry_agrees_with_the_ledger_whatever_the_seed(seed):
         assert quoted == {c: computed[c] for c in quoted}, d.entry.id
 
 
+@pytest.mark.tier2
 def test_lemma_findings_quote_the_numbers_of_the_seed_0_run():
     """The numbers the lemma findings quote from random instances (their fields) are today's seed-0 run's, each
     check on its own stream."""
@@ -308,6 +310,7 @@ def sweep_run():
     return result, started
 
 
+@pytest.mark.tier2
 def test_sweep_entry_is_decided_by_its_rate_and_each_spec_runs_once(sweep_run):
     from pdp_audit.ledger import rates
 

@@ -53,6 +53,7 @@ def _exit_code_with_no_reader(argv: list[str], folder: Path, unbuffered: bool, b
     return done.returncode
 
 
+@pytest.mark.tier2(representatives=("json0-False",))
 @pytest.mark.parametrize("unbuffered", [False, True])
 @pytest.mark.parametrize("json", [[], ["--json", "-"]])
 def test_a_refuted_claim_exits_1_when_no_one_reads_its_output(json, unbuffered, tmp_path):
@@ -60,6 +61,7 @@ def test_a_refuted_claim_exits_1_when_no_one_reads_its_output(json, unbuffered, 
     assert _exit_code_with_no_reader(REFUTED + json, tmp_path, unbuffered) == 1
 
 
+@pytest.mark.tier2(representatives=("json1",))
 @pytest.mark.parametrize("json", [[], ["--json", "-"]])
 def test_a_refuted_claim_exits_1_when_no_one_reads_its_output_nor_its_errors(json, tmp_path):
     """``2>&1 | true``: the first line on standard error (the budget, printed in the sandbox's child) met the broken

@@ -180,6 +180,7 @@ def test_absurd_linreg_scales_are_usage_errors_not_crashes(args, tmp_path, monke
     assert "must be a finite number in [1e-12, 1e12], got" in err and err.count("\n") == 1
 
 
+@pytest.mark.tier2
 def test_a_quiet_run_that_writes_a_pdf_prints_nothing(tmp_path):
     """--quiet means silence: no library log line (e.g. fontTools on font timestamps) reaches the terminal.
 
@@ -260,6 +261,7 @@ def test_subnormal_claims_are_one_line(audit, option, value, message, capsys):
     assert err.count("\n") == 1 and message in err
 
 
+@pytest.mark.tier2
 def test_a_claimed_delta_no_budget_can_reach_is_inconclusive_not_an_error(capsys):
     """Found by the same probe: δ = 1e-250 overflowed the budget hint of an undecided check (exit 4)."""
     code = cli.main(
@@ -303,6 +305,7 @@ def test_goe_scales_whose_squares_leave_the_doubles_are_one_line(option, capsys)
     assert err.count("\n") == 1 and f"{option} must be a finite number in [1e-12, 1e12], got 1e-320" in err
 
 
+@pytest.mark.tier2
 def test_a_tiny_goe_sensitivity_leaves_the_importance_points_out_of_the_figure(capsys):
     """Found by the 2000-line fuzz run: --beta 1e-12 makes the loss flat in the noise; the profile figure's
     importance-sampling points raised (exit 4) instead of being left out."""

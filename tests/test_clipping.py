@@ -54,6 +54,7 @@ def dollars(tmp_path_factory):
     return folder
 
 
+@pytest.mark.tier2
 def test_a_dollars_csv_warns_everywhere(dollars, capsys):
     out = dollars / "r.json"
     args = ["run", "gaussian", "--data", str(dollars / "d.csv"), "--trials", "2000", "--json", str(out)]

@@ -68,6 +68,7 @@ def test_the_folders_hold_the_package():
     assert len(sources()) > 100
 
 
+@pytest.mark.tier2
 def test_no_function_takes_more_than_eight_parameters():
     found = [line for path in sources() for line in long_parameter_lists(path)]
     assert not found, f"functions over {MAX_PARAMETERS} parameters (group them in a record):\n" + "\n".join(found)
@@ -289,6 +290,7 @@ def unexplained_imports(paths: list[Path]) -> set[str]:
     return found
 
 
+@pytest.mark.tier2
 def test_function_level_imports_of_ours_say_why():
     paths = [p for folder in PRODUCT for p in sorted((ROOT / folder).rglob("*.py"))]
     new = unexplained_imports(paths) - KNOWN_UNEXPLAINED_IMPORTS
@@ -365,6 +367,7 @@ def complex_functions(paths: list[Path]) -> list[str]:
     return found
 
 
+@pytest.mark.tier2
 def test_no_product_function_is_above_complexity_25():
     paths = [p for folder in PRODUCT for p in sorted((ROOT / folder).rglob("*.py"))]
     found = complex_functions(paths)
@@ -421,6 +424,7 @@ def optuna_drivers(paths: list[Path]) -> list[str]:
     return found
 
 
+@pytest.mark.tier2
 def test_optuna_is_driven_from_one_module():
     assert (ROOT / OPTUNA_DRIVER).is_file()
     found = optuna_drivers([p for folder in PRODUCT for p in sorted((ROOT / folder).rglob("*.py"))])

@@ -143,6 +143,7 @@ def test_a_bad_fixed_value_is_named_fixed_not_the_first_grid_point(tmp_path, cap
 # --- item 11: reproducible bytes -------------------------------------------------------------------------------
 
 
+@pytest.mark.tier2
 def test_the_sweep_pdf_depends_on_the_sweep_not_on_its_store(tmp_path, capsys):
     """main printed the store's path and creation time on the provenance page."""
     first = make_toy_store(tmp_path / "first.sqlite")
@@ -193,6 +194,7 @@ def test_the_certificate_does_not_depend_on_how_its_path_was_typed(tmp_path, mon
     assert document["parameters"]["data"] == "deploy-data.csv"
 
 
+@pytest.mark.tier2
 def test_a_run_does_not_depend_on_how_its_data_path_was_typed(tmp_path, monkeypatch):
     """main recorded ``--data`` as typed: ``d.csv``, ``./d.csv`` and an absolute path gave three different JSON and
     PDF reports of the same audit of the same bytes.  The run records the file's name and the SHA-256 of the bytes

@@ -32,6 +32,7 @@ SEQUENCES, STEPS, LOOSE = 2000, 2000, 0.1
 ALLOWED = int(binom.isf(1e-6, SEQUENCES, LOOSE))
 
 
+@pytest.mark.tier2(cases=("0-5-0.3",))
 @pytest.mark.parametrize("successes, failures, p", [(3, 7, 0.2), (40, 60, 0.55), (0, 5, 0.3), (250, 750, 0.2)])
 def test_log_mixture_matches_quadrature(successes, failures, p):
     mpmath.mp.dps = 40
@@ -95,6 +96,7 @@ def _paths(p: float, seed: int) -> np.ndarray:
     return np.cumsum(rng.random((SEQUENCES, STEPS)) < p, axis=1)
 
 
+@pytest.mark.tier2(cases=("0.5-1",))
 @pytest.mark.parametrize("p, seed", [(0.5, 1), (0.05, 2), (0.73, 3)])
 def test_coverage_at_every_sample_size(p, seed):
     """A sequence misses when its interval excludes p at any n (read after every draw): at most LOOSE of them
@@ -196,6 +198,7 @@ def test_betting_coverage_at_every_sample_size(kind, seed):
     assert misses <= MEAN_ALLOWED
 
 
+@pytest.mark.tier2
 def test_betting_interval_holds_the_mean_where_the_capital_does():
     """The grid's interval contains every mean whose capital is below 1/α (checked at the true mean, 200 runs)."""
     draws, mean = _bounded_draws("beta", 8)

@@ -90,6 +90,7 @@ def test_the_broken_pair_breaks_its_claim(name):
     assert true_delta > 5.9 * delta, (name, true_delta, delta)
 
 
+@pytest.mark.tier2(representatives=("truncated-noise-untruncated-loss",))
 @pytest.mark.parametrize("name", sorted(BROKEN))
 def test_a_loss_that_is_not_the_samplers_fails_at_the_default_budget(name):
     pair, epsilon, delta, _ = BROKEN[name]
@@ -97,6 +98,7 @@ def test_a_loss_that_is_not_the_samplers_fails_at_the_default_budget(name):
     assert verdict == "fail" and checks["loss-consistency"] == "fail", text
 
 
+@pytest.mark.tier2(representatives=("loss-clipped-at-2",))
 @pytest.mark.parametrize("name", sorted(TWINS))
 def test_the_correct_twin_passes(name):
     pair, epsilon, delta = TWINS[name]
@@ -104,6 +106,7 @@ def test_the_correct_twin_passes(name):
     assert verdict == "pass", text
 
 
+@pytest.mark.tier2
 def test_a_loss_written_for_a_sigma_three_percent_too_large_fails():
     """Sampler and noise view at σ, loss at 1.03σ: importance sampling through the loss puts δ(6) at ~0.3 of
     its true 2e-5, under the claim 1e-5.  At 1e5 releases per world it fails twice over: the scale identity
@@ -118,6 +121,7 @@ def test_a_loss_written_for_a_sigma_three_percent_too_large_fails():
     assert verdict == "pass", text
 
 
+@pytest.mark.tier2
 def test_a_loss_for_sigma_three_percent_too_large_fails_at_the_default_budget_without_a_view():
     """No view, η = 1: the loss for 1.03σ puts δ(2) at 0.0153 where the sampler's is 0.0209 (exact), above the claim
     0.018, and the bounded mean's interval [0.0134, 0.0172] would pass it (it did, 4 of 4 seeds, before the scale
@@ -130,6 +134,7 @@ def test_a_loss_for_sigma_three_percent_too_large_fails_at_the_default_budget_wi
     assert verdict == "pass", text
 
 
+@pytest.mark.tier2
 def test_the_events_stream_with_the_numbers_of_the_draws_in_memory():
     """Block by block (the plugin's path) or all at once: the same test, the same numbers."""
     from pdp_audit.verify.estimators.consistency_output import event_consistency
@@ -147,6 +152,7 @@ def test_the_events_stream_with_the_numbers_of_the_draws_in_memory():
     assert streamed.consistency == event_consistency(losses, releases, 1.0)
 
 
+@pytest.mark.tier2
 def test_memory_of_the_release_pilot_is_bounded():
     """Releases kept for the pilot: at most RELEASE_PILOT_MAX rows of COORDINATES_KEPT columns per world,
     whatever the number of draws or the release's dimension."""

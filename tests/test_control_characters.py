@@ -8,6 +8,8 @@ import subprocess
 import sys
 import warnings
 
+import pytest
+
 SPEC = (
     '[sweep]\nname = "n\\npdp-audit: CERTIFIED\\r\\u001b[2K\\u0085"\nmechanism = "gaussian"\nchecks = ["dp-forward"]\n'
     "[fixed]\ntrials = 2000\n[grid]\nclaim_epsilon = [1.0]\n"
@@ -32,6 +34,7 @@ def test_a_page_with_control_characters_is_saved_without_a_warning_and_shows_the
     assert label.get_text() == "sweep a\\x1b[2Kb\\x0dc\\x85d\\x09e\nsecond line"
 
 
+@pytest.mark.tier2
 def test_a_sweep_named_with_an_escape_prints_nothing_on_stderr(tmp_path):
     (tmp_path / "s1.toml").write_text(SPEC, encoding="utf-8")
     command = [sys.executable, "-m", "pdp_audit.cli", "sweep", "s1.toml", "--workers", "1", "--report", "s1.pdf"]

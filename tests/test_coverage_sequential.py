@@ -84,6 +84,7 @@ def test_false_alarms_over_every_look(p, rho, seed):
     assert _false_alarms(anytime_pvalue, p, rho, seed) <= ALLOWED
 
 
+@pytest.mark.tier2
 def test_fixed_n_test_re_read_after_every_look_fails_the_false_alarm_test():
     """The broken version: the exact binomial test of the fixed pass (Clopper–Pearson's), re-read after every look and
     stopped at its first refutation, refutes a true claim far more often than LOOSE: the same test rejects it."""

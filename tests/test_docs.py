@@ -237,6 +237,7 @@ def stated_defaults(cell: str) -> list:
     return values
 
 
+@pytest.mark.tier2
 def test_the_defaults_the_audit_pages_state_are_the_parsers():
     compared = 0
     for page, audits in AUDIT_PAGES.items():

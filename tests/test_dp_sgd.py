@@ -42,6 +42,17 @@ def _mp_densities(sigma: float, q: float, neighbours: str, direction: str):
 PIECES = [-mpmath.inf, -6, -2, 0, 2, 6, 12, mpmath.inf]
 
 
+@pytest.mark.tier2(
+    cases=(
+        "1-D'||D-0.8-0.01-replace-one",
+        "4-D'||D-0.8-0.01-replace-one",
+        "1-D||D'-1.1-0.05-add-remove",
+        "4-D'||D-0.8-0.01-add-remove",
+        "4-D||D'-0.8-0.01-add-remove",
+        "1-D||D'-0.8-0.01-replace-one",
+        "1-D||D'-0.8-0.01-add-remove",
+    )
+)
 @pytest.mark.parametrize("sigma,q,neighbours", PAIRS)
 @pytest.mark.parametrize("direction", sg.DIRECTIONS)
 @pytest.mark.parametrize("theta", [0, 1, 4])
@@ -115,6 +126,7 @@ def _delta_one_step(sigma, q, neighbours, direction, epsilon):
     return float(value)
 
 
+@pytest.mark.tier2(representatives=("D'||D-0.8-0.01-add-remove",))
 @pytest.mark.parametrize("sigma,q,neighbours", PAIRS)
 @pytest.mark.parametrize("direction", sg.DIRECTIONS)
 def test_reference_brackets_one_step(sigma, q, neighbours, direction):
@@ -152,6 +164,7 @@ def _delta_two_steps(pair: sg.SubsampledGaussian, direction: str, epsilon: float
     return integrate.quad(integrand, -12, 16, points=[0.0, 1.0], epsabs=1e-14, epsrel=1e-10, limit=400)[0]
 
 
+@pytest.mark.tier2(representatives=("D'||D",))
 @pytest.mark.parametrize("direction", sg.DIRECTIONS)
 def test_reference_brackets_two_steps(direction):
     pair = sg.SubsampledGaussian(0.9, 0.1)
@@ -163,6 +176,7 @@ def test_reference_brackets_two_steps(direction):
         assert low <= exact * (1 + 1e-7) and exact <= high * (1 + 1e-7), (epsilon, low, exact, high)
 
 
+@pytest.mark.tier2
 def test_reference_fails_on_a_wrongly_rounded_grid(monkeypatch):
     """The bracket is tight enough to see a discretisation that rounds every loss down by one grid step."""
     pair = sg.SubsampledGaussian(0.9, 0.1)
@@ -185,6 +199,7 @@ def test_each_epsilon_bound_is_its_own_delta_bounds_crossing_at_the_delta_asked(
         assert profile.delta_bounds(high - 1e-7)[1] > delta >= profile.delta_bounds(high + 1e-7)[1]
 
 
+@pytest.mark.tier2(representatives=("D||D'-1.0-0.05-50-add-remove",))
 @pytest.mark.parametrize("sigma,q,steps,neighbours", [(1.0, 0.05, 50, "add-remove"), (1.0, 0.05, 50, "replace-one")])
 @pytest.mark.parametrize("direction", sg.DIRECTIONS)
 def test_tilted_estimate_agrees_with_the_reference(sigma, q, steps, neighbours, direction):
@@ -218,6 +233,7 @@ def _exact_epsilon(sigma, q, steps, neighbours="add-remove", delta=1e-5):
     return reference(sg.SubsampledGaussian(sigma, q, neighbours), steps, 2.0).epsilon_bounds(delta)
 
 
+@pytest.mark.tier2(representatives=("add-remove",))
 @pytest.mark.parametrize("neighbours", ["add-remove", "replace-one"])
 def test_a_claim_above_the_exact_epsilon_certifies_and_one_below_fails(neighbours):
     """The default suite's small case of the issue's acceptance test: 2% above the exact ε passes, 5% below fails."""
@@ -239,6 +255,7 @@ def test_the_issues_acceptance_cases(sigma, q, steps):
     assert _run(claim_epsilon=0.95 * low, **common).verdict == "fail"
 
 
+@pytest.mark.tier2
 def test_the_reference_finding_brackets_the_exact_epsilon():
     run = _run(steps=100, trials=1000, paper_claims=True, claim_epsilon=1.0)
     finding = {c.id: c for c in run.findings}["exact-reference"]

@@ -20,6 +20,7 @@ from pdp_audit.verify.inputs.validation import InputError
 HUGE = {"steps": 1e6, "sample_rate": 0.5, "noise_multiplier": 0.3}
 
 
+@pytest.mark.tier2(representatives=("0.6-0.2-30-add-remove",))
 @pytest.mark.parametrize(
     ("sigma", "q", "steps", "neighbours"),
     [

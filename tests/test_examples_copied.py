@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pdp_audit.cli.main import main
 from pdp_audit.deployment import load_deployment
 from pdp_audit.sweeps.spec import _toml
@@ -33,6 +35,7 @@ def test_the_copied_deployment_files_find_their_data_from_another_folder(tmp_pat
     assert with_data >= 6
 
 
+@pytest.mark.tier2
 def test_a_copied_deployment_is_certified_from_another_folder(tmp_path, monkeypatch, capsys):
     assert main(["examples", str(tmp_path / "ex")]) == 0
     deployment = tmp_path / "ex" / "deploy-own.toml"

@@ -133,6 +133,7 @@ def allowed_exceedances(n: int, alpha: float) -> int:
     return int(stats.binom.isf(1e-6, n, alpha))
 
 
+@pytest.mark.tier2
 def test_bound_never_above_the_true_mu_and_epsilon():
     """Each bound exceeds its true μ with probability ≤ α = 0.05; 60 independent games (4 μ, 15 each, seeds fixed):
     the count above the truth stays within Binomial(60, 0.05) at false-alarm 1e-6 (it is 0: the bound is

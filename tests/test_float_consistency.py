@@ -61,6 +61,7 @@ def _check(run, check_id="loss-consistency"):
     return next(c for c in run.checks if c.id == check_id)
 
 
+@pytest.mark.tier2
 def test_float_laplace_fails_as_implemented_naming_the_witness_and_its_two_frequencies():
     run = _audit(FloatLaplace())
     consistency = _check(run)
@@ -84,6 +85,7 @@ def test_the_textbook_gaussian_fails_as_implemented_and_passes_under_the_ideal_l
     assert _audit(FloatGaussian(), law="ideal").exit_code == 0
 
 
+@pytest.mark.tier2
 def test_the_same_pair_passes_under_the_ideal_law_and_says_what_was_not_audited():
     run = _audit(FloatLaplace(), law="ideal")
     assert run.exit_code == 0 and _check(run).verdict == "pass", pdp_audit.describe(run)
@@ -92,6 +94,7 @@ def test_the_same_pair_passes_under_the_ideal_law_and_says_what_was_not_audited(
     assert "the float implementation was not audited" in pdp_audit.describe(run)
 
 
+@pytest.mark.tier2(representatives=("snapped",))
 @pytest.mark.parametrize("pair", [IntegerLaplace(), SnappedLaplace()], ids=["integer", "snapped"])
 def test_pairs_dp_as_implemented_still_certify(pair):
     run = _audit(pair)
@@ -153,6 +156,7 @@ class HalvesInOneWorld:
         return self.wrong * (np.abs(o - 1.0) - np.abs(o))
 
 
+@pytest.mark.tier2
 def test_a_fail_names_an_event_one_world_never_reaches_over_a_smaller_p_value():
     """Where events of both kinds refute, the witness is the one seen in one world only -- it bounds δ(ε) by its
     count alone at every ε -- named with its two frequencies (before, the least p-value's event was named: {L = 1.25},
@@ -192,6 +196,7 @@ def test_the_float_features_are_exact():
             assert r == (int(Fraction(x) / Fraction(2) ** grid) % 8 if on_grid else 8)
 
 
+@pytest.mark.tier2
 def test_the_cover_keeps_floating_point_in_scope_only_where_it_was_read():
     """A pair audited as implemented read its releases' doubles: its cover must not list floating point as out of
     scope (it did, beside the scope line saying the bits were read); under the ideal law it stays out of scope."""

@@ -59,6 +59,7 @@ def test_a_loss_that_writes_into_its_input_is_audited_as_the_pair_it_is():
     assert run.verdict != "fail"
 
 
+@pytest.mark.tier2(representatives=("seterr",))
 @pytest.mark.parametrize("caller", ["seterr", "warnings"])
 def test_the_callers_floating_point_state_does_not_reach_our_arithmetic(caller):
     """main: np.seterr(all="raise") made an underflow in an interval's label a FloatingPointError out of audit_pair;
@@ -93,6 +94,7 @@ class PoisonsModules(GaussianShift):
         return super().sample(world, size, rng)
 
 
+@pytest.mark.tier2
 def test_a_pair_that_poisons_sys_modules_changes_nothing_our_code_imports():
     """The hostile pass's `sys.modules['scipy.stats'] = None` in a factory or sampler made our next import fail:
     exit 4, an internal error, for the user's change.  Every module imported before the call is back after it."""

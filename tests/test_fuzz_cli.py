@@ -310,6 +310,7 @@ def _check_damaged(toy_store: Path, place, value, capsys) -> None:
             assert err.count("\n") == 1 and "Traceback" not in err, f"{place} = {value!r}: {err!r}"
 
 
+@pytest.mark.tier2
 @settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "40")), **FUZZ_SETTINGS)
 @given(place=STORE_PLACES, value=JSON_VALUES)
 def test_damaged_stores_are_reported_or_refused_in_one_line(toy_store, place, value, capsys):

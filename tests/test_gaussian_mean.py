@@ -24,6 +24,7 @@ def _normal_pdf(x: float, mean: float, sd: float) -> float:
     return math.exp(-0.5 * ((x - mean) / sd) ** 2) / (sd * math.sqrt(2 * math.pi))
 
 
+@pytest.mark.tier2(representatives=("1.0",))
 @pytest.mark.parametrize("epsilon", [0.0, 1.0])
 def test_joint_profile_is_the_two_dimensional_hockey_stick(epsilon):
     """δ(ε) = ∫∫ (p_D(o) − e^ε p_D'(o))₊ do for a one-column sum (σ_s) and a count (σ_c), by adaptive quadrature
@@ -120,6 +121,7 @@ def test_mean_sigma_sets_the_sum_and_the_count_by_the_same_rule(tmp_path):
     assert code == 0
 
 
+@pytest.mark.tier2(representatives=("4.2-1",))
 @pytest.mark.parametrize(("sigma", "expected"), [("5.3", 0), ("4.2", 1)])
 def test_the_mean_deployment_example_is_certified_and_its_deflated_variant_refused(tmp_path, sigma, expected):
     """examples/deploy-gaussian-mean.toml at 2e4 trials: σ = 5.3 (above the calibrated 5.28) is certified; σ = 4.2

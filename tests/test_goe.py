@@ -85,6 +85,7 @@ def test_scalar_returns_float_and_array_keeps_shape():
 # ------------------------------------------------------------------------------------------------
 # exact CDF: precision
 # ------------------------------------------------------------------------------------------------
+@pytest.mark.tier2(cases=("100",))
 @pytest.mark.parametrize("d", [20, 60, 100])
 def test_two_precisions_agree(d):
     for offset in (-2.0, 0.0, 3.0, 6.0):
@@ -119,6 +120,7 @@ def binomial_acceptance(trials: int, p: float, alpha: float) -> tuple[int, int]:
     return int(stats.binom.ppf(alpha / 2, trials, p)), int(stats.binom.isf(alpha / 2, trials, p))
 
 
+@pytest.mark.tier2(cases=("30",))
 @pytest.mark.parametrize("d", sorted(MC_DIMS))
 def test_exact_cdf_matches_monte_carlo(d):
     trials = MC_DIMS[d]
@@ -144,6 +146,7 @@ def test_monte_carlo_estimator_interval():
 # ------------------------------------------------------------------------------------------------
 # Tracy-Widom beta = 1
 # ------------------------------------------------------------------------------------------------
+@pytest.mark.tier2
 def test_tracy_widom_moments():
     # E s = int_0^inf (1 - F) - int_-inf^0 F,  E s^2 = 2 int_0^inf s (1 - F) - 2 int_-inf^0 s F;
     # tails beyond [-10, 14] are below 1e-17; Gauss-Legendre with 60 nodes per half (smooth integrands: the moments

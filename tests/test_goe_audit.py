@@ -128,6 +128,7 @@ def small_run(tmp_path_factory):
     return code, json.loads((out / "r.json").read_text()), out
 
 
+@pytest.mark.tier2
 def test_run_verdicts(small_run):
     code, doc, out = small_run
     verdicts = {c["id"]: c["verdict"] for c in doc["checks"]}

@@ -46,6 +46,7 @@ def _claim_checks(doc: dict) -> list[dict]:
     return [c for c in doc["checks"] if c.get("delta_of") is not None]
 
 
+@pytest.mark.tier2(representatives=("ops",))
 @pytest.mark.parametrize("audit", sorted(CHEAP))
 def test_a_built_in_pass_names_the_epsilon_delta_it_rests_on(audit, tmp_path):
     """The PASS states (ε, δ) and δ is never below what the deciding evidence supports: the larger upper end of the
@@ -191,6 +192,7 @@ def test_every_catalogued_pass_names_its_epsilon_delta(audit, options):
     assert NAMED.search(describe(run).splitlines()[0]) is not None
 
 
+@pytest.mark.tier2(representatives=("dependent-False",))
 @pytest.mark.parametrize(("mode", "holds"), [("independent", True), ("dependent", False)])
 def test_a_claimed_pipeline_epsilon_is_decided_by_its_stages_composition(mode, holds, tmp_path):
     """`run privacy-report --claim-epsilon E` (E the budget's total) is certified only where the stages' certified

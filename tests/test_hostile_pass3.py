@@ -71,6 +71,7 @@ def digest(path: Path) -> str:
 # --- data loss: a file the user's code read is an input ------------------------------------------------------------
 
 
+@pytest.mark.tier2(representatives=("--json",))
 @pytest.mark.parametrize("option", ["--json", "--report"])
 def test_certify_never_writes_over_a_file_the_factory_read_through_a_parameter_not_named_data(
     tmp_path, monkeypatch, capsys, option
@@ -88,6 +89,7 @@ def test_certify_never_writes_over_a_file_the_factory_read_through_a_parameter_n
     assert not (tmp_path / "other.out").exists()  # every output or none
 
 
+@pytest.mark.tier2
 def test_certify_still_writes_outputs_the_command_never_read(tmp_path, monkeypatch):
     toml = project(tmp_path, parameters='source = "people.csv"')
     monkeypatch.chdir(tmp_path)
@@ -95,6 +97,7 @@ def test_certify_still_writes_outputs_the_command_never_read(tmp_path, monkeypat
     assert (tmp_path / "cert.json").stat().st_size > 0
 
 
+@pytest.mark.tier2
 def test_blackbox_never_writes_over_a_file_its_sampler_read(tmp_path, monkeypatch, capsys):
     (tmp_path / "sampler_reads.py").write_text(
         textwrap.dedent(
@@ -228,6 +231,7 @@ def test_json_to_a_closed_standard_output_is_refused_before_the_work(tmp_path):
     assert result.stderr.count("\n") == 1, result.stderr
 
 
+@pytest.mark.tier2
 def test_a_factory_that_closes_standard_output_or_leaves_a_thread_running_is_one_command(tmp_path):
     """``os.close(1)`` in the user's factory: the summary's print raised EBADF, exit 4.  A factory that starts a
     (non-daemon) thread that never ends: the certificate was written, then the command hung forever waiting for the

@@ -267,6 +267,7 @@ EDITS = {
 }
 
 
+@pytest.mark.tier2(cases=("dimension a string",))
 @pytest.mark.parametrize("name", sorted(EDITS))
 def test_an_edited_witness_is_refused_in_one_line(witnesses, monkeypatch, capsys, name):
     """Before: tracebacks (exit 4) for a pair or statistic of the wrong type, and re-checks of pairs that are not
@@ -427,6 +428,7 @@ def test_a_terminated_command_ends_its_busy_workers_and_waits_for_no_block(tmp_p
 # --- budgets: canary score files ---------------------------------------------------------------------------------
 
 
+@pytest.mark.tier2
 def test_a_score_file_is_read_in_16_bytes_a_score(tmp_path):
     """The old reader held every row as a list of strings and a label per row: about 300 bytes a score (6.1 GB
     for 2e7 scores).  Measured here by tracemalloc's peak while 2e5 scores are read."""

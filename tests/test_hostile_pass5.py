@@ -200,6 +200,7 @@ def test_run_audit_and_read_sweep_refuse_arguments_of_the_wrong_type():
 # --- the streams' encoding -----------------------------------------------------------------------------------------
 
 
+@pytest.mark.tier2(representatives=("latin1",))
 @pytest.mark.parametrize(
     "env", [{"PYTHONIOENCODING": "ascii"}, {"PYTHONIOENCODING": "latin-1"}], ids=["ascii", "latin1"]
 )
@@ -267,6 +268,7 @@ def command(kind: str) -> tuple[str, ...]:
     return ("blackbox", "mine:make", *CLAIM) if kind == "blackbox" else ("certify", "deploy.toml")
 
 
+@pytest.mark.tier2(representatives=("factory-certify",))
 @pytest.mark.parametrize("kind", ["blackbox", "certify"])
 @pytest.mark.parametrize("where", ["factory", "sample"])
 def test_a_keyboard_interrupt_raised_by_the_users_code_is_their_fault(tmp_path, kind, where):
@@ -277,6 +279,7 @@ def test_a_keyboard_interrupt_raised_by_the_users_code_is_their_fault(tmp_path, 
     assert "mine" in line
 
 
+@pytest.mark.tier2(representatives=("blackbox",))
 @pytest.mark.parametrize("kind", ["blackbox", "certify"])
 def test_an_exception_whose_message_cannot_be_formed_is_the_users_fault(tmp_path, kind):
     """Its __str__ raised inside our message: an internal error, exit 4."""
@@ -302,6 +305,7 @@ def test_a_huge_message_of_the_users_exception_is_cut(tmp_path):
 STATE_CHANGES = ("sys.setrecursionlimit(60)", "sys.path[:] = []", "sys.stderr.close()", "sys.stdout = None")
 
 
+@pytest.mark.tier2(representatives=("blackbox",))
 @pytest.mark.parametrize("kind", ["blackbox", "certify"])
 def test_state_the_factory_changes_is_given_back_to_our_code(tmp_path, kind):
     """Our code failed after the factory returned (exit 4 with a traceback) or at exit (a traceback).  The JSON goes
@@ -329,6 +333,7 @@ with open("pids", "a") as handle:
 HELPER_SETSID = HELPER.replace('["sleep", "300"]', '["sleep", "300"], start_new_session=True')
 
 
+@pytest.mark.tier2(representatives=("blackbox",))
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 @pytest.mark.parametrize("kind", ["blackbox", "certify"])
 def test_a_process_the_users_code_started_ends_with_the_audit(tmp_path, kind):
@@ -373,6 +378,7 @@ with open("pids", "a") as handle:
 """
 
 
+@pytest.mark.tier2(representatives=("certify",))
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 @pytest.mark.parametrize("kind", ["blackbox", "certify"])
 def test_a_multiprocessing_child_of_the_sampler_does_not_hold_the_workers(tmp_path, kind):
@@ -416,6 +422,7 @@ def signalled_blackbox(folder: Path, *signals: tuple[int, float]) -> int:
     return code
 
 
+@pytest.mark.tier2(representatives=("15",))
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_ends_the_processes_the_users_code_started_within_a_second(tmp_path, signum):

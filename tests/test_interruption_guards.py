@@ -14,6 +14,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 #: The folders installed under ``pdp_audit`` (pyproject.toml): the product, where the guards are.
 FOLDERS = ("mechanisms", "audits", "verify", "reports", "src/pdp_audit", "examples")
@@ -86,6 +88,7 @@ def product_sources() -> list[Path]:
     return [p for folder in FOLDERS for p in sorted((ROOT / folder).rglob("*.py"))]
 
 
+@pytest.mark.tier2
 def test_every_guard_of_the_users_code_lets_the_interruptions_through():
     found = [
         line
@@ -95,6 +98,7 @@ def test_every_guard_of_the_users_code_lets_the_interruptions_through():
     assert not found, "guards that turn Ctrl-C or SIGTERM into the user's fault:\n" + "\n".join(found)
 
 
+@pytest.mark.tier2
 def test_the_guards_are_found():
     """The rule reads today's guards: 12 blame the user (the other two of 0b99065's 14 return None or a placeholder)."""
     count = 0

@@ -46,6 +46,7 @@ def _nested_quadrature_delta(epsilon, eta_1, eta_2):
     return float(ends + mpmath.quad(outer, sorted(kinks)))
 
 
+@pytest.mark.tier2(representatives=("etas0-0.4",))
 @pytest.mark.parametrize("etas, fraction", [((0.5, 0.5), 0.4), ((0.2, 1.3), 0.0), ((1.0, 0.1), 0.9), ((0.3, 2.0), 0.6)])
 def test_two_coordinate_profile_matches_nested_quadrature(etas, fraction):
     epsilon = fraction * sum(etas)

@@ -10,9 +10,12 @@ import random
 import subprocess
 import sys
 
+import pytest
+
 from pdp_audit.verify.inputs import datasets
 
 
+@pytest.mark.tier2
 def test_a_json_only_report_imports_no_pdf_renderer(tmp_path):
     """Nor, for a pure-DP audit of the default data set, scipy.stats (only its beta quantiles' ufuncs are used) or
     scikit-learn (the data set read from verify/inputs/shipped_store.py, warmed here)."""
@@ -126,6 +129,7 @@ def test_a_float64_column_holds_no_letter_but_an_exponent_or_an_infinity():
         assert value == float(word) or (math.isnan(value) and math.isnan(float(word))), word
 
 
+@pytest.mark.tier2
 def test_the_float_reader_reads_what_the_text_reader_reads(tmp_path, monkeypatch):
     """pandas' parse straight to floats (:func:`datasets._read_csv_numbers`) makes of a file what the reader of text
     cells makes of it -- the same table bit for bit (the sign of every zero with it), or the same one-line error, and

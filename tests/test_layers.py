@@ -290,6 +290,7 @@ def lazy_tables(modules: dict[str, Path]) -> list[str]:
     )
 
 
+@pytest.mark.tier2
 def test_one_lazy_table_of_public_names():
     """``pdp_audit/__init__.py`` is the one table of names imported on first use: a second one under it (``api.py``
     re-exported the audits' functions so) hands out internal names as if they were public."""
@@ -333,6 +334,7 @@ def bare_imports(modules: dict[str, Path]) -> list[str]:
     ]
 
 
+@pytest.mark.tier2
 def test_every_import_names_the_installed_module():
     bare = bare_imports(our_modules())
     assert not bare, "import these as pdp_audit.<package>...:\n" + "\n".join(bare)
@@ -344,6 +346,7 @@ def test_a_bare_import_is_caught(tmp_path):
     assert bare_imports({"pdp_audit.mechanisms.m": source}) == ["pdp_audit.mechanisms.m: imports verify"]
 
 
+@pytest.mark.tier2
 def test_imports_go_in_one_direction():
     modules = our_modules()
     problems = wrong_direction(graph(modules), modules)
@@ -374,6 +377,7 @@ def test_an_import_beyond_the_declaration_vocabulary_is_caught(tmp_path, source,
     assert len(found) == len(expected) and all(e in f for e, f in zip(expected, found)), found
 
 
+@pytest.mark.tier2
 def test_no_import_cycles():
     found = cycles(graph())
     assert not found, "\n".join(" -> ".join(c) for c in found)

@@ -142,6 +142,7 @@ def _small(examples: Path, name: str, old: str, new: str) -> Path:
     return path
 
 
+@pytest.mark.tier2
 def test_canary_report(tmp_path):
     rng = np.random.default_rng(0)
     np.savetxt(tmp_path / "in.csv", rng.normal(1, 1, 300), header="score", comments="")
@@ -150,6 +151,7 @@ def test_canary_report(tmp_path):
     assert _render(tmp_path, command) == ""
 
 
+@pytest.mark.tier2
 def test_one_run_report_with_its_f_dp_finding(tmp_path):
     rng = np.random.default_rng(0)
     bits = rng.random(2000) < 0.5
@@ -162,6 +164,7 @@ def test_one_run_report_with_its_f_dp_finding(tmp_path):
     assert _render(tmp_path, command) == ""
 
 
+@pytest.mark.tier2
 def test_training_run_report(tmp_path):
     """``canaries --one-run … --dp-sgd deploy.toml``: the page of both bounds (issue 46, item 2), with the check's
     and the finding's pages.  Five steps: the pages and verdicts of twenty (fail; the bound not certified, the curve
@@ -194,6 +197,7 @@ def leaky():
 """
 
 
+@pytest.mark.tier2
 def test_blackbox_search_report(tmp_path, monkeypatch):
     """``pdp-audit blackbox --search --report``: cover, the attack's page, the pair and its witness, the ranking."""
     (tmp_path / "bb_target.py").write_text(BLACKBOX_TARGET)
@@ -222,6 +226,7 @@ def pair():
 EVENT_RUN = "blackbox ev_layout:pair --trials 3000 --claim-epsilon 0.2 --claim-delta 1e-6"
 
 
+@pytest.mark.tier2
 def test_blackbox_event_report(tmp_path, monkeypatch):
     """``pdp-audit blackbox --report`` of the event test (the default): the cover's and the check's events against the
     claim's region, the pair and its witness, the witness's test."""
@@ -264,6 +269,7 @@ def test_objpert_run_report(tmp_path):
     assert _render(tmp_path, "run objpert --trials 1000 --paper-claims --report o.pdf --quiet") == ""
 
 
+@pytest.mark.tier2
 def test_dp_sgd_run_report(tmp_path):
     command = "run dp-sgd --steps 5 --trials 1000 --paper-claims --report d.pdf --quiet"
     assert _render(tmp_path, command) == ""

@@ -265,6 +265,7 @@ RUN_AUDITS = [
 ]
 
 
+@pytest.mark.tier2(representatives=("gaussian", "ops"))
 @pytest.mark.parametrize("audit", RUN_AUDITS)
 def test_checked_entries_name_existing_check_ids(audit, audit_runs):
     assert audit in plans_by_name(), f"ledger names audit {audit!r}, which `pdp-audit run` does not know"

@@ -29,6 +29,7 @@ def _rng():
     return np.random.default_rng(0)
 
 
+@pytest.mark.tier2(cases=("q51-private-mean-q51-printed-unbiased",))
 @pytest.mark.parametrize(
     "printed,corrected",
     [
@@ -114,6 +115,7 @@ def test_k3_and_k9_events_fail_against_an_honest_rate():
     assert stats.norm.sf(math.sqrt(20 * math.log(10))) <= 10.0**-10  # the threshold that would give n⁻¹⁰
 
 
+@pytest.mark.tier2
 def test_prop18_counterexample_is_an_exact_violation():
     from pdp_audit.mechanisms.linreg.bounds import ops_exact_epsilon
     from pdp_audit.mechanisms.linreg.calibration import appF_lipschitz, lr_C1
@@ -131,6 +133,7 @@ def test_prop18_counterexample_is_an_exact_violation():
     assert best > eps
 
 
+@pytest.mark.tier2
 def test_rem11_fails_only_where_theorem41_does():
     evidence = ops.rem11_pdp.decide(_rng())
     assert evidence.verdict == "fail" and evidence.estimate > 1

@@ -394,6 +394,7 @@ def _violations(bound, targets, gamma, lam, delta):
     return int(np.sum(ratios > 1)), float(ratios.max()), float(eps_gap)
 
 
+@pytest.mark.tier2
 def test_theorem41_validity(data):
     """[PDP] Theorem 4.1 ((4.3), (4.4)) against the exact pDP profile at all 50 data points and 20
     off-dataset targets.  Finding F3: at δ = 1e-2 (4.3) holds everywhere, but at δ = 1e-6 both (4.3)

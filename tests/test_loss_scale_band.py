@@ -39,6 +39,7 @@ def test_the_wrong_scale_class_is_real():
     assert truth == pytest.approx(0.1593, abs=1e-4) and claimed < truth - 0.002
 
 
+@pytest.mark.tier2(representatives=("0",))
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_loss_for_sigma_three_percent_too_large_never_passes_a_claim_it_understates(seed):
     run = pdp_audit.audit_pair(
@@ -47,6 +48,7 @@ def test_a_loss_for_sigma_three_percent_too_large_never_passes_a_claim_it_unders
     assert run.verdict != "pass" and "pass" not in _dp_verdicts(run)
 
 
+@pytest.mark.tier2
 def test_the_correct_loss_passes_with_the_bands_margin_and_the_broken_claim_is_refused():
     assert pdp_audit.audit_pair(Shift(SIGMA), EPSILON, 0.19, trials=pdp_audit.PairBudget(law="ideal")).verdict == "pass"
     assert (
@@ -70,6 +72,7 @@ def _band(loss_scale: float, seed: int = 0, n: int = 100_000):
     return band.result()
 
 
+@pytest.mark.tier2
 def test_the_band_holds_the_true_scale():
     for loss_scale, seed in ((1.0, 0), (1.0, 1), (1.0609, 2), (0.9, 3)):
         low, high = _band(loss_scale, seed).band(1e-6)
@@ -112,6 +115,7 @@ def test_a_band_open_above_takes_the_limit_of_large_scales():
     assert 0 < result.mean_upper("D||D'", 1e-6) < 3e-4 and 0 < result.tails_upper("D||D'", 1e-6) < 3e-4
 
 
+@pytest.mark.tier2
 def test_a_view_does_not_speak_for_revealing_releases_it_omits():
     """RareLeak: with probability 1e-5 sample() releases its input (L = ±∞); the noise view omits that branch.
     True δ(1) ≈ 1e-5, 10× the claim.  Where sample() drew such a release, importance sampling's upper bound gets
@@ -156,6 +160,7 @@ def _misses(bands: list[StreamedScaleBand], a: float, entropy: bool = False) -> 
     return misses
 
 
+@pytest.mark.tier2
 def test_the_score_band_keeps_its_coverage(monkeypatch):
     """100 bands at a = 0.05 on 1e4 draws a world (seed 7) miss s* at most 18 times (P[Bin(100, 0.05) > 18] = 5.0e-7;
     measured 0, the bound is conservative; benchmarks/scale_band.py: 0 of 1000 at 0.05); a band whose radius is a

@@ -14,11 +14,17 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib.util
+import json
+import os
 import re
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+
+from tests import tiers
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -192,6 +198,66 @@ def test_every_record_says_what_it_was_measured_on():
         if "wall_s" in record:
             # a verdict (pass, fail, or undecided: a black box never certifies), never bad usage (2) or a crash (4)
             assert record["exit_code"] in (0, 1, 3), f"{name}: exit {record['exit_code']}"
+
+
+#: How far a tier's test count may move from the count its stated duration was measured on before the figure is
+#: stale (a fraction of that count).  A tier's time is spread over its thousands of tests, so it grows with their
+#: number: 10 % more tests, about 10 % more time -- the README's "≤ 5 minutes" stays readable from a figure measured
+#: that close; a larger move (a series moved between tiers, a new test file of a hundred cases) is measured again.
+DRIFT = 0.10
+
+
+def drifted(then: int, now: int) -> bool:
+    """Whether a suite of ``now`` tests is more than :data:`DRIFT` away from the ``then`` its figure ran."""
+    return abs(now - then) > DRIFT * then
+
+
+def tier_counts(config: pytest.Config) -> dict[str, int]:
+    """The tests of each tier: this session's collection where it collected the whole suite (tests/tiers.py),
+    else a collection of the whole suite in a child pytest (a run of a few test files)."""
+    counts = config.stash.get(tiers.COUNTS, None)
+    if counts is not None:
+        return counts
+    with tempfile.TemporaryDirectory() as folder:
+        written = Path(folder) / "counts.json"
+        env = {**os.environ, tiers.COUNTS_FILE: str(written)}
+        argv = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
+        done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        return json.loads(written.read_text(encoding="utf-8"))
+
+
+def test_the_drift_rule_reads_as_stated():
+    assert not drifted(3000, 3300) and not drifted(3000, 2700)
+    assert drifted(3000, 3301) and drifted(3000, 2699) and drifted(231, 3750)
+
+
+def test_each_suites_figure_describes_the_suite_as_it_is(request):
+    """A stated duration of the suite (a tier, the slow audits) was measured on so many tests, at a commit, on
+    files of a hash (its record); it fails once the selection it ran holds more than :data:`DRIFT` more or fewer
+    tests.  Seen failing: the README's 3 min 51 s, measured on the suite of 2026-11-26, stood beside a suite that
+    had grown to ~3,750 tests and 15 minutes."""
+    durations = durations_module()
+    records = durations.load_records()
+    suites = {m.name: m.suite for m in durations.MEASUREMENTS if m.suite}
+    assert "test-suite" in records, "the README's test command has no record"
+    counts = tier_counts(request.config)
+    stale = []
+    for name, selection in suites.items():
+        if name not in records:
+            continue  # no figure stated (a stated one without its record fails test_every_span_is_its_records_…)
+        record = records[name]
+        for key in ("tests", "suite_sha256", "code_version"):
+            assert key in record, f"{name}: no {key} (measure it again: benchmarks/durations.py --only {name})"
+        if drifted(record["tests"], counts[selection]):
+            stale.append(
+                f"{name}: measured on {record['tests']} tests ({record['code_version']}, suite "
+                f"{record['suite_sha256'][:12]}), the selection holds {counts[selection]} now"
+            )
+    assert not stale, (
+        f"figures more than {DRIFT:.0%} of their tests away from the suite (on idle cores: python "
+        f"benchmarks/durations.py --only {' '.join(suites)} --write-docs): " + "; ".join(stale)
+    )
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms.objpert import mechanism as op
 
 
+@pytest.mark.tier2(cases=("variance-as-scale", "noise-halved", "objpert-no-log-det", "classical-missing-2"))
 @pytest.mark.parametrize("mutant", zoo.MUTANTS, ids=lambda m: m.id)
 def test_every_mutant_is_caught_and_its_twin_passes(mutant):
     outcome = runs.run_mutant(mutant, runs.quick_trials())  # early stopping, the default

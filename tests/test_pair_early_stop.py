@@ -206,6 +206,7 @@ def make(data, factor=1.0, individuals=0):
 """
 
 
+@pytest.mark.tier2
 def test_a_certificates_individuals_never_turn_a_stopped_pass_inconclusive(tmp_path):
     """Issue 43's wrinkle: each pass of a certificate with individuals stopped on its own 4 checks (Holm at α), the
     certificate decides all 20 as one family (α/20 a check).  At 1.007× the needed σ every pass stopped ``passed`` at
@@ -363,6 +364,7 @@ def test_certify_early_stop_and_time_limit_set_the_deployments_audit_table(tmp_p
     assert "--time-limit must be a finite number > 0, got 0" in capsys.readouterr().err
 
 
+@pytest.mark.tier2
 def test_a_sampler_only_deployment_passes_early_stop_to_the_black_box(tmp_path):
     from tests.test_certify_own import BLACKBOX, certify, project
 
@@ -447,6 +449,7 @@ class _WrongScaleLoss:
         return 1.3 * (o**2 - (o - 1.0) ** 2) / (2 * self.sigma**2)
 
 
+@pytest.mark.tier2(representatives=("<lambda>-claim0",))
 @pytest.mark.parametrize("make, claim", [(lambda: gaussian(2 * 3.731), (1.0, 1e-5)), (_WrongScaleLoss, (1.0, 1e-3))])
 def test_screened_looks_decide_and_report_as_the_full_reading(monkeypatch, make, claim):
     """The looks before the last read the consistency test screened at α·w (a placeholder p-value above it): the

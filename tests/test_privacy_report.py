@@ -343,6 +343,7 @@ def test_adaptive_audit_with_large_lambda(data):
 # ------------------------------------------------------------------------------------------------
 # CLI
 # ------------------------------------------------------------------------------------------------
+@pytest.mark.tier2
 def test_cli_end_to_end(tmp_path, capsys):
     js, pdf = tmp_path / "a.json", tmp_path / "a.pdf"
     code = main(

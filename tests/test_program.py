@@ -199,6 +199,7 @@ def _audit(program, data, options):
     return _KEPT[key]
 
 
+@pytest.mark.tier2(representatives=("exponential_overspent",))
 @pytest.mark.parametrize(("program", "data", "options", "confirmable"), BUGS, ids=[b[0].__name__ for b in BUGS])
 def test_every_bug_fails_with_a_witness(program, data, options, confirmable):
     run = _audit(program, data, options)
@@ -211,12 +212,14 @@ def test_every_bug_fails_with_a_witness(program, data, options, confirmable):
         assert confirm[0].verdict == "fail" and confirm[0].pvalue <= ALPHA, confirm[0].note
 
 
+@pytest.mark.tier2(representatives=("exponential_fixed",))
 @pytest.mark.parametrize(("program", "data", "options"), TWINS, ids=[t[0].__name__ for t in TWINS])
 def test_no_fixed_twin_fails(program, data, options):
     run = _audit(program, data, options)
     assert run.verdict != "fail", [(c.id, c.verdict, c.note[:200]) for c in run.checks]
 
 
+@pytest.mark.tier2(cases=("histogram_fixed",))
 @pytest.mark.parametrize("program", [sum_fixed, sum_twice_fixed, histogram_fixed, exponential_fixed, gaussian_sum])
 def test_additive_twins_are_certified_by_composition(program):
     """Their float Laplace or Gaussian noise added to a value is certified for its real-valued law (law ideal);
@@ -239,6 +242,7 @@ def test_additive_twins_are_certified_by_composition(program):
     assert all(row["added_outside"] for row in composition.details.get("isolated", []))
 
 
+@pytest.mark.tier2
 def test_double_spending_is_refuted_by_composition():
     run = _audit(sum_twice, VALUES, {"bounds": (0, 1)})
     composition = next(c for c in run.checks if c.id == "program-composition")
@@ -247,6 +251,7 @@ def test_double_spending_is_refuted_by_composition():
     assert composition.estimate > 0.2
 
 
+@pytest.mark.tier2
 def test_wrong_relation_is_refuted_by_composition():
     run = _audit(sum_accounted_add_remove, SIGNED, {"bounds": (-1, 1), "neighbours": "replace-one"})
     composition = next(c for c in run.checks if c.id == "program-composition")
@@ -255,12 +260,14 @@ def test_wrong_relation_is_refuted_by_composition():
     assert same_under_add_remove.verdict == "pass"
 
 
+@pytest.mark.tier2
 def test_pure_claim_with_data_dependent_scale_is_refuted_exactly():
     run = _audit(mean_n_public, VALUES, {"bounds": (0, 1)})
     structure = next(c for c in run.checks if c.id == "program-structure")
     assert structure.verdict == "fail" and "scale" in structure.note
 
 
+@pytest.mark.tier2
 def test_divergence_names_the_first_diverging_call():
     run = _audit(histogram_unique, LABELS, {})
     structure = next(c for c in run.checks if c.id == "program-structure")
@@ -375,6 +382,7 @@ def test_a_program_that_raises_is_its_own_fault():
         pdp_audit.audit_program(broken, VALUES, epsilon=1.0)
 
 
+@pytest.mark.tier2
 def test_a_program_that_raises_on_a_neighbour_only_is_a_finding():
     def strict(data, rng):
         if np.isnan(data).any():
@@ -386,6 +394,7 @@ def test_a_program_that_raises_on_a_neighbour_only_is_a_finding():
     assert run.verdict != "fail" and "raised ValueError" in str(structure.details)
 
 
+@pytest.mark.tier2
 def test_the_json_carries_the_reviewers_page_and_no_page_repeats_it(tmp_path):
     """The review page (the PDF's page 1) is in the JSON as data -- the witness pair's table with D′'s row marked,
     the call trace with the diverging call marked, the composition -- and the program's other page lists only the
@@ -418,6 +427,7 @@ def test_the_json_carries_the_reviewers_page_and_no_page_repeats_it(tmp_path):
     assert sections["Composition on this pair"]["text"] and "Checks" in sections
 
 
+@pytest.mark.tier2
 def test_the_same_seed_gives_the_same_report_bytes(tmp_path):
     paths = []
     for k, audit in enumerate((_audit, _fresh_audit)):  # the kept run (if a test made it) and one made now
@@ -434,6 +444,7 @@ def scaled_by_the_maximum(data, rng):
     return (x.sum() + rng.laplace(0.0, 1.0)) * (1.0 + x.max())
 
 
+@pytest.mark.tier2
 def test_a_scale_that_one_removal_moves_is_found_on_that_removal():
     """Whether the coefficients moved is asked on every pair that changes the size: asked once for all removals (on
     the first record's), the maximum's would be missed, and the pair certified at ε = 2 (the sum's sensitivity alone
@@ -446,6 +457,7 @@ def test_a_scale_that_one_removal_moves_is_found_on_that_removal():
     assert "remove record 7 (the last)" in structure.note
 
 
+@pytest.mark.tier2
 def test_a_scale_that_one_replacement_moves_is_found_under_replace_one():
     """Whether the coefficients moved is asked on every replaced pair, not once per kind of record put in: the
     factor 1 + max moves when the maximum is replaced by the domain's lower end, not when any other record is.
@@ -536,6 +548,7 @@ def noisy_max_scale_from_n(data, rng):
     return int(np.argmax(counts + rng.laplace(0.0, len(data) / 10.0, size=4)))
 
 
+@pytest.mark.tier2
 def test_released_noise_whose_coefficient_moves_is_a_finding_for_the_black_box():
     """A coefficient that moves without the call's own scale (a division by the exact size) is a finding the black
     box confirms (on a smaller pair: 1/n moves most there), not an exact refutation: a post-processing whose
@@ -573,6 +586,7 @@ def sum_raw_capped(data, rng):
     return np.nan_to_num(data, posinf=1e6, neginf=-1e6).sum() + rng.laplace(0.0, 1.0)
 
 
+@pytest.mark.tier2
 def test_among_refuting_neighbours_the_witness_is_a_finite_outlier():
     """``sum_raw_capped`` releases a raw sum with the clipped sum's noise: an outlier of 1e6 × the domain (δ(ε) ≥
     0.99999) and a record of +inf (δ(ε) ≥ 1) both refute it; the witness a reviewer reads is the finite outlier (the
@@ -605,6 +619,7 @@ def test_a_program_that_seeds_itself_is_refuted_by_its_releases():
     assert run.verdict == "fail" and confirm.verdict == "fail" and confirm.adjusted_pvalue <= 1e-6
 
 
+@pytest.mark.tier2
 def test_nan_through_clip_is_a_move_of_infinity_not_a_data_dependent_scale():
     """A NaN record makes the noisy sum NaN: the composition refutes it exactly (δ(ε) = 1), and the structure check
     names no scale or coefficient that depends on the data (seen failing: the coefficient check read NaN − NaN as a
@@ -624,6 +639,7 @@ def max_with_exponential_noise(data, rng):
     return int(np.argmax(counts + rng.exponential(2.0, size=4)))
 
 
+@pytest.mark.tier2
 def test_a_release_moved_only_by_noise_the_audit_cannot_shift_is_not_certified():
     """At the recorded draws the index is the same on D and on every neighbour, and no call's value moves: nothing
     shows the index free of the exponential noise, so nothing certifies it (seen failing: certified, composed of no

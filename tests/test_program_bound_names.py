@@ -65,6 +65,7 @@ def bound(tmp_path_factory):
         yield importlib.import_module("bound_noise")
 
 
+@pytest.mark.tier2(representatives=("bound_laplace-1.0-0.5-0.0",))
 @pytest.mark.parametrize(
     "maker, correct, broken, delta",
     [

@@ -125,6 +125,7 @@ def drops_a_copy(data, rng):
     return _clipped_sum(data, rng)
 
 
+@pytest.mark.tier2
 @pytest.mark.filterwarnings("ignore:The inplace keyword")
 def test_a_program_that_changes_its_data_in_place_is_audited_as_one_that_does_not():
     """Each call gets its own copy of D or D′: the in-place drop ended in exit 4 (the audit's own D had lost a record),
@@ -160,6 +161,7 @@ def forks_once(data, rng):
 """
 
 
+@pytest.mark.tier2(representatives=("certify",))
 @pytest.mark.parametrize("command", ["program", "certify"])
 def test_a_copy_the_program_forks_never_runs_the_audit(tmp_path, monkeypatch, command):
     """The copy returned into the audit and ran the rest of it (99 more calls of the program); a program forking on
@@ -199,6 +201,7 @@ def forks_each_call(data, rng):
 """
 
 
+@pytest.mark.tier2
 def test_a_copy_the_program_forked_may_not_fork_again(tmp_path, monkeypatch):
     """A program whose copies fork again grew exponentially within one call (a fork bomb the command's own limits
     did not contain; as root RLIMIT_NPROC does not apply).  A copy's fork is refused: it ends where it leaves the
@@ -241,6 +244,7 @@ def forks_in_a_loop(data, rng):
 """
 
 
+@pytest.mark.tier2
 def test_the_program_may_fork_only_so_many_copies_a_call(tmp_path):
     """A loop of forks in one call, each copy leaving the program at once (so none forks again), ran its 10^6 forks
     in that call, and as many in the next.  The first process's fork beyond :data:`FORKS_PER_CALL` in one call is
@@ -280,6 +284,7 @@ def forks_on(data, rng):
 """
 
 
+@pytest.mark.tier2
 def test_a_killed_command_leaves_no_process_of_a_forking_program(tmp_path):
     """``kill -9`` of the command while its program forks on each call: the SIGTERM that the end of the command's
     pipe raises in the audit's process was dropped where it was raised, in logging's at-fork hook ("Exception
@@ -372,6 +377,7 @@ data = "people.csv"
 """
 
 
+@pytest.mark.tier2(cases=("program-numpy:sum-module 'numpy' is Python's or an installed library's (loaded from ",))
 @pytest.mark.parametrize(
     ("key", "target", "said"),
     [
@@ -403,6 +409,7 @@ def talks(data, rng):
 """
 
 
+@pytest.mark.tier2(representatives=("program",))
 @pytest.mark.parametrize("command", ["program", "certify"])
 def test_json_to_standard_output_is_the_document_alone(tmp_path, command):
     """``--json -``: the program's prints were mixed into the JSON on standard output; they go to standard error."""
@@ -443,6 +450,7 @@ def clipped(values, upper):
 """
 
 
+@pytest.mark.tier2(representatives=("helper.py",))
 @pytest.mark.parametrize("output", ["helper.py", "lookup.txt"])
 def test_no_output_is_written_over_a_file_the_program_read_or_imported(tmp_path, monkeypatch, capsys, output):
     """``--json helper.py`` wrote the JSON over the module the program imports (exit 0): the outputs are checked

@@ -98,6 +98,7 @@ def test_an_array_record_declares_one_pair_per_field():
     assert _verdict(array_sum_fixed, records, "0=0,120;1=0,2e5") == "pass"
 
 
+@pytest.mark.tier2(representatives=("labels_counted_bug",))
 @pytest.mark.parametrize("bug", [labels_counted_bug, labels_seen_bug])
 def test_a_histogram_over_a_declared_label_set(bug):
     """A label outside the set counted, or a declared label the data lacks left out, is refuted; counting the
@@ -241,6 +242,7 @@ def test_declared(privacy_audit):
 """
 
 
+@pytest.mark.tier2
 def test_the_pytest_plugin_takes_the_same_declaration(pytester):
     pytester.makepyfile(test_user=PLUGIN_TESTS)
     outcomes = pytester.runpytest_inprocess("-p", "no:cacheprovider").parseoutcomes()

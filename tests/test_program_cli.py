@@ -56,6 +56,7 @@ def _args(target: str, *extra: str) -> list[str]:
     ]
 
 
+@pytest.mark.tier2
 def test_a_correct_program_is_certified(folder):
     """Certified for its primitives' real-valued laws (--law ideal); as implemented its float Laplace noise is
     porous (issue 60): not decided, exit 3."""
@@ -65,6 +66,7 @@ def test_a_correct_program_is_certified(folder):
     assert cli.main(_args("team_stats:fixed")) == 3
 
 
+@pytest.mark.tier2
 def test_double_spending_is_refuted(folder):
     assert cli.main(_args("team_stats:twice")) == 1
 
@@ -148,6 +150,13 @@ def test_the_guide_lists_the_commands_this_suite_runs():
     ]
 
 
+@pytest.mark.tier2(
+    representatives=(
+        "program program_sum:fixed ideal",
+        "certify deploy-program.toml",
+        "program program_histogram:fixed ideal",
+    )
+)
 @pytest.mark.parametrize(
     "args",
     [

@@ -47,6 +47,7 @@ def _check(run, name):
     return next(c for c in run.checks if c.id == name)
 
 
+@pytest.mark.tier2
 def test_the_size_as_public_mean_is_confirmed_on_a_smaller_pair():
     run = _audit(MEAN.size_as_public)
     structure, confirm = _check(run, "program-structure"), _check(run, "program-confirm")
@@ -65,6 +66,7 @@ def test_the_size_as_public_mean_is_confirmed_on_a_smaller_pair():
     assert "confirms it on a smaller pair, D₁ = record 0 of D" in run.review.reading
 
 
+@pytest.mark.tier2
 def test_without_the_search_the_mean_is_not_confirmed(monkeypatch):
     """The same audit with no base tried: the confirmation runs on D's witness pair and cannot refute."""
     monkeypatch.setattr(smaller, "SIZES", ())
@@ -73,6 +75,7 @@ def test_without_the_search_the_mean_is_not_confirmed(monkeypatch):
     assert "smaller_pair" not in confirm.details and "Not confirmed within 2,000 releases" in confirm.note
 
 
+@pytest.mark.tier2
 def test_the_fixed_mean_never_fails_nor_confirms_on_a_smaller_pair():
     run = _audit(MEAN.fixed)
     assert run.verdict != "fail", [(c.id, c.verdict, c.note[:200]) for c in run.checks]
@@ -98,6 +101,7 @@ def needs_three(data, rng):
     return values.mean() + rng.laplace(0.0, 1.0 / len(values))
 
 
+@pytest.mark.tier2
 def test_a_program_raising_on_small_bases_skips_them():
     """Bases of one and two records raise (skipped, never a finding), and so does the base of three's neighbour with
     a record removed: the pair kept is the base of three with a record added."""

@@ -48,6 +48,7 @@ def test_one_draw_set_misses_the_branch_two_find_it(branch):
     assert "outlier" in worst.neighbour.name and len(two.draw_sets) == 2
 
 
+@pytest.mark.tier2
 def test_the_bug_fails_with_its_draw_set_named_and_confirmed(branch):
     run = pdp_audit.audit_program(branch.shortcut_when_large, DATA, 1.0, 0.0, bounds=(0, 1), trials=2000)
     checks = {c.id: c for c in run.checks}
@@ -60,6 +61,7 @@ def test_the_bug_fails_with_its_draw_set_named_and_confirmed(branch):
     assert confirm.verdict == "fail" and confirm.adjusted_pvalue <= 1e-6
 
 
+@pytest.mark.tier2
 def test_the_fixed_twin_is_certified_on_every_draw_set(branch):
     """The twin's path does not depend on the draws: no further draw set is replayed on every neighbour, and the
     real-valued laws compose within the claim (as implemented, float noise is not certified: never a failure)."""
@@ -133,6 +135,7 @@ def test_two_paths_are_replayed_twice_however_many_draw_sets(monkeypatch, seed):
     assert found.worst() is not None and found.worst().refuted  # the doubled path: sensitivity 2 at scale 1
 
 
+@pytest.mark.tier2
 def test_a_path_per_draw_is_replayed_on_at_most_most_paths(monkeypatch):
     found, replays = _full_replays(monkeypatch, a_path_per_draw, 0)
     assert len(replays) == MOST_PATHS and found.unreplayed == 8 - MOST_PATHS
@@ -141,6 +144,7 @@ def test_a_path_per_draw_is_replayed_on_at_most_most_paths(monkeypatch):
     assert any("4 of the 8 draw sets" in line for line in run.parameters["not_covered"])
 
 
+@pytest.mark.tier2
 def test_the_same_seed_gives_the_same_bytes_on_several_paths(branch, tmp_path):
     paths = [tmp_path / "a.json", tmp_path / "b.json"]
     for path in paths:

@@ -17,6 +17,7 @@ import sys
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import pdp_audit
 from pdp_audit.audits.program import comparison, neighbours, paths, trace
@@ -152,6 +153,7 @@ def sum_without_noise(data, rng):
     return np.clip(np.nan_to_num(data), 0.0, 1.0).sum() + rng.laplace(0.0, 0.0)
 
 
+@pytest.mark.tier2
 def test_a_finding_on_float_noise_is_confirmed_as_implemented():
     """The confirmation runs at the law the run is about: as implemented (the default), the witness pair's float
     Laplace release is read with its float structure, as ``pdp-audit blackbox`` reads it, and refutes the claim at
@@ -185,6 +187,7 @@ def logistic_sum(data, rng):
     return rng.logistic(float(np.clip(np.nan_to_num(data), 0.0, 1.0).sum()), 1.0)
 
 
+@pytest.mark.tier2
 def test_primitives_without_a_known_law_are_audited_in_isolation_and_listed():
     """Gumbel and logistic noise have no exact law in the composition: each call is audited alone by the black box
     at its recorded scale and values, on the pair where its value moves most, its verdict listed beside the

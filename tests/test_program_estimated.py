@@ -47,6 +47,7 @@ def _composition(program):
     return run, next(c for c in run.checks if c.id == "program-composition")
 
 
+@pytest.mark.tier2(representatives=("over_budget-1.5-True",))
 @pytest.mark.parametrize(("program", "true_epsilon", "above"), [(over_budget, 1.5, True), (fixed, 0.9, False)])
 def test_the_estimate_composes_the_isolated_loss_with_the_exact_steps(program, true_epsilon, above):
     run, composition = _composition(program)

@@ -109,6 +109,7 @@ HOSTILE = [
 ]
 
 
+@pytest.mark.tier2(representatives=("zero_sign",))
 @pytest.mark.parametrize("program", HOSTILE, ids=[h.__name__ for h in HOSTILE])
 def test_data_in_the_releases_representation_is_refuted(program):
     run = pdp_audit.audit_program(program, VALUES, 1.0, 0.0, **OPTIONS)

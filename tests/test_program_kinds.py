@@ -72,6 +72,7 @@ def _document(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+@pytest.mark.tier2
 def test_the_shipped_deployment_is_the_command_with_its_settings(examples, monkeypatch):
     """deploy-program.toml states the settings of its header's command: the same exit code, checks and numbers (its
     module and data found beside it, certified from another folder)."""
@@ -99,6 +100,7 @@ def test_the_shipped_deployment_is_the_command_with_its_settings(examples, monke
     assert run.exit_code == 0 and [clean(check_to_dict(c)) for c in run.checks] == certificate["checks"]
 
 
+@pytest.mark.tier2
 def test_a_refuted_program_has_the_same_numbers_through_both_routes(examples):
     """The budget spent twice, at a seed of its own and the default law: exit 1 both ways, the same checks -- the
     black box's confirmation and its p-value included."""
@@ -113,6 +115,7 @@ def test_a_refuted_program_has_the_same_numbers_through_both_routes(examples):
     assert confirm and confirm[0]["verdict"] == "fail" and confirm[0]["pvalue"] < 1e-6
 
 
+@pytest.mark.tier2(representatives=("change2-program must be MODULE:FUNCTION", "change12-not both"))
 @pytest.mark.parametrize(
     "change, named",
     [
@@ -145,6 +148,7 @@ def test_a_bad_deployment_is_one_line_naming_the_key_before_the_program_runs(exa
     assert not (examples / "ran.txt").exists()
 
 
+@pytest.mark.tier2
 def test_the_marking_program_runs_where_nothing_is_wrong(examples):
     """The control of the test above: the same file, unchanged, runs the program (which leaves its mark)."""
     text = (
@@ -158,6 +162,7 @@ def test_the_marking_program_runs_where_nothing_is_wrong(examples):
 # --- a sweep cell of kind program ---------------------------------------------------------------------------------
 
 
+@pytest.mark.tier2
 def test_a_program_cell_is_audit_program_at_the_cells_seed_and_alpha(examples):
     """The shipped sweep over ε of the program that spends its budget twice: its cell at ε = 1 is refuted with the
     checks ``pdp_audit.audit_program`` gives at the cell's seed and α, the black box's confirmation included (the
@@ -186,6 +191,7 @@ def test_a_program_cell_is_audit_program_at_the_cells_seed_and_alpha(examples):
     assert result["verdict"] == "fail" and "program-confirm" in [c["id"] for c in result["checks"]]
 
 
+@pytest.mark.tier2
 def test_a_program_sweep_runs_stores_and_reports(examples):
     assert cli.main(["sweep", "sweep-program.toml", "--workers", "1", "--quiet", "--json", "sweep.json"]) == 1
     table = pdp_audit.read_sweep("sweep-program.sqlite")

@@ -11,6 +11,7 @@ such coordinates) too."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import pdp_audit
 from pdp_audit.audits.program import carried_events, carried_steps, comparison, trace
@@ -74,6 +75,7 @@ def test_an_exact_refutation_of_a_wide_release_is_not_turned_into_a_usage_error(
     assert confirm.note.startswith("Not run: program-composition refutes the claim exactly"), confirm.note
 
 
+@pytest.mark.tier2
 def test_a_wide_release_with_a_bare_bin_is_confirmed_on_the_numbers_that_differ(monkeypatch):
     """No exact check decides a bin released without noise: the black box confirms it, reading the numbers that
     differ on the witness pair (a replacement moves at most two bins), a post-processing of the release.  Seen

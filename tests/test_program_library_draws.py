@@ -21,6 +21,7 @@ import importlib
 import pickle
 
 import numpy as np
+import pytest
 
 import pdp_audit
 from pdp_audit.audits.program import trace
@@ -82,6 +83,7 @@ def test_draws_changed_in_place_are_replayed_as_drawn():
         assert trace.replay(program, DATA, recorded.calls).numbers.tolist() == recorded.numbers.tolist()
 
 
+@pytest.mark.tier2
 def test_the_black_box_confirms_the_pair_that_moved_the_release_most():
     """Every neighbour's noise-free release differs (a uniform is not shifted): the witness is a record the unclipped
     sum releases unchecked (a NaN: the sum NaN on D′, never on D), refuted; summing the clipped copy is not refuted."""

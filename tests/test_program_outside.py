@@ -65,6 +65,7 @@ def test_the_value_outside_the_call_is_read_exactly(scores):
     assert isolated.primitives(analysis, "as-implemented", subtracted, DATA) == []
 
 
+@pytest.mark.tier2
 def test_half_the_noise_fails_by_composition_and_is_confirmed(scores):
     """The confirmation's p on seed 0: 3.0e-13 at 1,000 releases a world (2.8e-21 at 2,000, 1.9e-8 at 500), six
     orders of magnitude under α = 1e-6."""
@@ -78,6 +79,7 @@ def test_half_the_noise_fails_by_composition_and_is_confirmed(scores):
     assert confirm.verdict == "fail" and confirm.adjusted_pvalue <= 1e-6
 
 
+@pytest.mark.tier2
 def test_the_fix_never_fails_and_is_certified_for_its_real_valued_law(scores):
     assert pdp_audit.audit_program(scores.fixed, DATA, 1.0, 0.0, bounds=(0, 2), trials=2000, law="ideal").verdict == (
         "pass"
@@ -88,6 +90,7 @@ def test_the_fix_never_fails_and_is_certified_for_its_real_valued_law(scores):
     assert row["added_outside"]
 
 
+@pytest.mark.tier2
 def test_a_rounded_release_is_read_through_its_rounding(scores):
     """The fix rounded to a whole number: its noise is read through the rounding (:mod:`.landing`) and the total's
     shift composed; at exactly ε the shift is known to its bisection's bracket only (2⁻⁴⁰ of a cell), so at the
@@ -99,6 +102,7 @@ def test_a_rounded_release_is_read_through_its_rounding(scores):
     assert run.verdict == "inconclusive"
 
 
+@pytest.mark.tier2
 def test_a_confirmation_out_of_reach_says_how_many_releases_it_needs(monkeypatch):
     monkeypatch.setattr(smaller, "SIZES", ())  # no smaller pair tried (with one it is confirmed there)
     run = pdp_audit.audit_program(_example("program_mean").size_as_public, DATA, 1.0, 0.0, bounds=(0, 1), trials=2000)
@@ -110,6 +114,7 @@ def test_a_confirmation_out_of_reach_says_how_many_releases_it_needs(monkeypatch
     assert "cannot confirm it" in run.review.reading
 
 
+@pytest.mark.tier2
 def test_a_confirmation_that_refutes_never_reads_as_out_of_reach(monkeypatch):
     """The estimate of what a confirmation needs is no verdict: where the black box refutes though the estimate
     exceeds the budget, its note does not say "Not confirmed" (the check's p-value decides)."""

@@ -6,6 +6,8 @@ audit (one draw set then refutes the branch too)."""
 
 from __future__ import annotations
 
+import pytest
+
 pytest_plugins = ["pytester"]
 
 USER_TESTS = """
@@ -40,6 +42,7 @@ def test_spent_twice(privacy_audit):
 """
 
 
+@pytest.mark.tier2
 def test_assert_program_dp_passes_the_fix_and_fails_the_bug(pytester):
     pytester.makepyfile(test_user=USER_TESTS)
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider")

@@ -93,6 +93,7 @@ HOSTILE = [
 ]
 
 
+@pytest.mark.tier2(cases=("python_random_copy",))
 @pytest.mark.parametrize("program", HOSTILE, ids=[p.__name__ for p in HOSTILE])
 def test_a_stream_drawn_twice_is_named_and_not_reproducible(program):
     recorded = trace.record(program, DATA)
@@ -102,6 +103,7 @@ def test_a_stream_drawn_twice_is_named_and_not_reproducible(program):
     assert not trace.probe(program, DATA, recorded, 0).reproducible
 
 
+@pytest.mark.tier2(representatives=("saved_state_pair",))
 @pytest.mark.parametrize("program", [rng_deepcopy, saved_state_pair, random_state_copy, python_random_copy])
 def test_a_stream_drawn_twice_is_never_certified(program):
     run = pdp_audit.audit_program(program, DATA, 1.0, 0.0, bounds=(0, 1), law="ideal", trials=2000)

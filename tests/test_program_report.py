@@ -85,6 +85,7 @@ def _highlighted(texts, verdict="fail") -> str:
     return " ".join(t for t, colour, weight in texts if colour == COLOURS[verdict] and weight == "bold")
 
 
+@pytest.mark.tier2
 def test_a_diverging_call_is_highlighted_in_the_trace_on_page_one():
     run = _audit(domain_from_data, LABELS)
     assert run.verdict == "fail"
@@ -98,6 +99,7 @@ def test_a_diverging_call_is_highlighted_in_the_trace_on_page_one():
     assert "diverges" in marked and "laplace ×4" in marked, marked
 
 
+@pytest.mark.tier2
 def test_an_over_sensitive_call_is_highlighted_with_its_distance():
     run = _audit(raw_sum, VALUES, bounds=(0, 1))
     assert run.verdict == "fail"
@@ -113,6 +115,7 @@ def gumbel_sum(data, rng):
     return rng.gumbel(float(np.nan_to_num(data).sum()), 1.0)
 
 
+@pytest.mark.tier2
 def test_a_call_the_composition_cannot_account_shows_no_loss_of_zero():
     run = _audit(gumbel_sum, VALUES, bounds=(0, 1))
     (trace,) = [s.table for s in run.review.sections if s.heading == "Call trace"]
@@ -125,6 +128,7 @@ def rounded_sum(data, rng):
     return float(np.clip(np.nan_to_num(np.asarray(data, dtype=float)), 0.0, 1.0).sum()) + rng.laplace(0.0, 1.0)
 
 
+@pytest.mark.tier2
 def test_an_input_moved_beyond_its_allowance_by_a_rounding_shows_the_excess():
     run = _audit(rounded_sum, np.array([0.5, 0.1]), bounds=(0, 1), law="ideal")
     (trace,) = [s.table for s in run.review.sections if s.heading == "Call trace"]
@@ -132,6 +136,7 @@ def test_an_input_moved_beyond_its_allowance_by_a_rounding_shows_the_excess():
     assert row[6] == "over-sensitive: moved 1 + 1.11e-16 > 1", row  # not "moved 1 > 1"
 
 
+@pytest.mark.tier2
 def test_a_double_spending_is_shown_by_its_composition_and_the_black_box():
     run = _audit_of_values(spent_twice, bounds=(0, 1))
     texts = _page_one(run)
@@ -194,6 +199,7 @@ def noisy_max_with_count(data, rng):
     return str(winner), float(counts[winner])
 
 
+@pytest.mark.tier2
 def test_a_count_released_without_noise_is_highlighted_in_the_release_not_the_trace():
     run = _audit(noisy_max_with_count, LABELS)
     assert run.verdict == "fail"
@@ -229,6 +235,7 @@ def mean_size_public(data, rng):
     return values.mean() + rng.laplace(0.0, 1.0 / len(values))
 
 
+@pytest.mark.tier2
 def test_a_scale_taken_from_the_data_is_highlighted_with_both_scales():
     run = _audit_of_values(mean_size_public, bounds=(0, 1))
     (trace,) = [s.table for s in run.review.sections if s.heading == "Call trace"]
@@ -256,6 +263,7 @@ def many_statistics(data, rng):
     }
 
 
+@pytest.mark.tier2
 def test_a_long_trace_still_fits_page_one_with_what_was_left_out_counted():
     data = np.random.default_rng(1).uniform(0, 1, size=(20, 8))
     run = _audit(many_statistics, data, bounds=(0, 1), trials=500, law="ideal")
@@ -306,6 +314,7 @@ def rounded_half_noise_histogram(data, rng):
     return np.round(counts + rng.laplace(0.0, 1.0, size=4), 1)
 
 
+@pytest.mark.tier2
 def test_a_rounded_bugs_composition_table_says_what_decided():
     """Behind a rounding the refutation is the rounded law's (a lower bound), the noise's law an upper one: the
     carried steps come first and the lower composition is its own highlighted row (seen failing: four rows "no
@@ -327,6 +336,7 @@ def rounded_mean_private_size(data, rng):
     return round(float(x.mean() + rng.laplace(0.0, 1.0 / x.size)), 2)
 
 
+@pytest.mark.tier2
 def test_an_exact_refutations_page_shows_the_pair_whose_composition_refutes():
     """The headline states the refuting pair's δ(ε): page 1's witness and composition are that pair's, not the
     screening's, and the upper row of a rescaled rounded call, known to no upper step, bounds nothing (seen

@@ -99,6 +99,7 @@ def _summary(run) -> list:
     return [(c.id, c.verdict, c.note[:240]) for c in run.checks]
 
 
+@pytest.mark.tier2(representatives=("mean-round",))
 @pytest.mark.parametrize(("bug", "twin"), PAIRS)
 def test_the_rounded_bug_is_refuted_by_composition_and_its_twin_certified(bug, twin):
     run = _audit(bug)

@@ -222,6 +222,7 @@ def _summary(run) -> list:
     return [(c.id, c.verdict, c.note[:200]) for c in run.checks]
 
 
+@pytest.mark.tier2(representatives=("median",))
 @pytest.mark.parametrize(("bug", "twin", "data", "options"), CASES)
 def test_a_bug_behind_a_rounding_is_refuted_by_composition(bug, twin, data, options):
     run = _audit(bug, data, options)
@@ -231,6 +232,7 @@ def test_a_bug_behind_a_rounding_is_refuted_by_composition(bug, twin, data, opti
     assert "read through a rounding" in checks["program-composition"].note, _summary(run)
 
 
+@pytest.mark.tier2(representatives=("median",))
 @pytest.mark.parametrize(("bug", "twin", "data", "options"), CASES)
 def test_its_twin_behind_the_same_rounding_is_certified_at_the_ideal_law(bug, twin, data, options):
     """Certified where its composition is below ε by more than the readings' brackets; a twin at exactly ε (the

@@ -46,6 +46,7 @@ def _audit(program):
     return pdp_audit.audit_program(program, s.INCIDENTS, s.EPSILON, trials=2000, alpha=ALPHA, seed=0)
 
 
+@pytest.mark.tier2
 def test_screening_selects_a_pair_of_infinite_loss():
     analysis = _analysed(s.first_busy_week_shared_noise)
     witness = analysis.worst(confirmable=True)
@@ -57,6 +58,7 @@ def test_screening_selects_a_pair_of_infinite_loss():
     assert found.pairs * found.releases + found.releases <= screening.BUDGET
 
 
+@pytest.mark.tier2
 def test_the_audit_confirms_the_screened_pair_and_names_how_it_was_found():
     run = _audit(s.first_busy_week_shared_noise)
     confirm = next(c for c in run.checks if c.id == "program-confirm")
@@ -71,6 +73,7 @@ def test_the_audit_confirms_the_screened_pair_and_names_how_it_was_found():
     assert "Found by the statistical screening of " in witness.text
 
 
+@pytest.mark.tier2
 def test_the_dp_twin_is_screened_and_nothing_is_confirmed():
     analysis = _analysed(s.first_busy_week)
     found = screening.screen(s.first_busy_week, s.INCIDENTS, analysis.pairs, None, s.EPSILON, 0)
@@ -131,6 +134,7 @@ def classes_from_data(data, rng):
     return {"classes": classes.tolist(), "counts": (counts + rng.laplace(0.0, 1.0, size=counts.size)).tolist()}
 
 
+@pytest.mark.tier2
 def test_a_continuous_release_of_another_structure_is_screened_and_refuted():
     """Removing the one record of class 2 removes a class from the release (another structure on every draw);
     every replay diverges alike, so the structural witness is the first pair (record 0 removed), whose releases have

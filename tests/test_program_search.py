@@ -67,6 +67,7 @@ def _check(run, name):
     return next(c for c in run.checks if c.id == name)
 
 
+@pytest.mark.tier2(representatives=("threshold above the bound, random",))
 @pytest.mark.parametrize(
     ("bug", "fixed", "data", "bounds", "strategy"),
     [
@@ -257,6 +258,7 @@ def test_optuna_missing_is_refused_in_one_line_before_the_program_runs(monkeypat
     assert not ran
 
 
+@pytest.mark.tier2
 def test_the_command_line_takes_the_search_and_refuses_a_bad_one(tmp_path, monkeypatch, capsys):
     from pdp_audit.cli import main as cli
 

@@ -171,6 +171,7 @@ def _summary(run) -> list:
     return [(c.id, c.verdict, c.pvalue, c.note[:240]) for c in run.checks]
 
 
+@pytest.mark.tier2(representatives=("dp_gradient_floor_division",))
 @pytest.mark.parametrize(("program", "data", "options", "accounting"), BUGS)
 def test_every_bug_fails_with_a_witness_and_a_confirming_pvalue(program, data, options, accounting):
     run = _audit(program, data, options)
@@ -188,6 +189,7 @@ def test_every_bug_fails_with_a_witness_and_a_confirming_pvalue(program, data, o
         assert "Refuted by composition" in checks["program-composition"].note
 
 
+@pytest.mark.tier2(representatives=("mean_login_time_offset-ideal", "payroll_capped_column-ideal"))
 @pytest.mark.parametrize(("program", "data", "options"), TWINS)
 def test_no_twin_fails(program, data, options):
     run = _audit(program, data, options)

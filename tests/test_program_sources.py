@@ -70,6 +70,7 @@ def _record(run):
     return next(c for c in run.checks if c.id == "program-record")
 
 
+@pytest.mark.tier2(representatives=("np.random.laplace",))
 @pytest.mark.parametrize(
     "make, correct, broken, delta",
     [
@@ -119,6 +120,7 @@ def test_randomness_that_cannot_be_replayed_is_named_and_undecided():
     assert any("os.urandom" in line for line in record.details["unrecorded"])
 
 
+@pytest.mark.tier2
 def test_noise_seeded_with_a_constant_is_named_and_not_certified():
     def seeded(data, rng):
         np.random.seed(0)

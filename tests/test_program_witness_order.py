@@ -43,6 +43,7 @@ def test_the_pair_that_diverges_on_every_draw_set_is_the_witness(seed):
     assert any(p.rank > witness.rank for p in others)
 
 
+@pytest.mark.tier2
 def test_the_black_box_refutes_on_that_pair_first():
     run = pdp_audit.audit_program(domain_from_data, CODES, 1.0, 0.0, bounds=(0, 3), neighbours="add-remove", seed=1)
     checks = {c.id: c for c in run.checks}

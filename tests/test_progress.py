@@ -208,6 +208,7 @@ def test_pdp_audit_claims_run_counts_the_audits_and_keeps_its_lines(tmp_path, mo
     assert "claims --run:" not in seen["0"][3]
 
 
+@pytest.mark.tier2
 def test_pdp_audit_certify_counts_the_pairs_and_shows_their_passes(tmp_path, monkeypatch, capfd, at_once):
     """`pdp-audit certify` of a user's `module:factory`: a bar of the pairs audited (the deployment's, then each
     individual's) over the bars of their passes; the certificate's JSON and stdout unchanged by them.  Run here,
@@ -242,6 +243,7 @@ def make_shifted() -> Shifted:
     return Shifted()
 
 
+@pytest.mark.tier2
 def test_pdp_audit_blackbox_shows_its_passes_and_writes_the_same_json(tmp_path, monkeypatch, capfd, at_once):
     """`pdp-audit blackbox`: a bar of the releases drawn, named by its pass, with the total; the JSON and stdout
     unchanged by it (the sampler runs in a forked child: its stderr is read at the descriptor)."""
@@ -253,6 +255,7 @@ def test_pdp_audit_blackbox_shows_its_passes_and_writes_the_same_json(tmp_path, 
     assert "release/s" not in seen["0"][3]
 
 
+@pytest.mark.tier2
 def test_pdp_audit_canaries_counts_its_stages(tmp_path, monkeypatch, capsys, at_once):
     """`pdp-audit canaries` (scores, and --one-run): a bar of the stages of the bound (millions of scores take a
     while; nothing in them has a count of its own), with the total; the JSON and stdout unchanged by it."""
@@ -355,6 +358,16 @@ class _Recorded:
         monkeypatch.setattr(tqdm, "tqdm", Recording)
 
 
+@pytest.mark.tier2(
+    cases=(
+        "objpert-options9",
+        "goe-release-options8",
+        "goe-release-options6",
+        "objpert-options10",
+        "objpert-options11",
+        "objpert-options12",
+    )
+)
 @pytest.mark.parametrize(
     "audit, options",
     [

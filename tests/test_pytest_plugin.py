@@ -74,6 +74,7 @@ def report(path):
     return json.loads(path.with_suffix(".json").read_text())
 
 
+@pytest.mark.tier2
 def test_broken_mechanism_fails_with_a_readable_message_and_the_report_is_written(user_suite, monkeypatch):
     """The session's PDF is drawn with each assertion's first page only (its cover: verdict, profile and ROC panels):
     every assertion's run is still rebuilt and drawn from the session's records, but the check pages are not the
@@ -327,6 +328,7 @@ def test_a_supplied_closed_form_is_a_claim_not_evidence():
         _audit(trials=20_000).assert_pdp(tight, 1.0, 1e-2, exact_delta=exact, law="ideal")
 
 
+@pytest.mark.tier2
 def test_inconclusive_is_a_skip_and_strict_makes_it_a_failure():
     from pdp_audit.mechanisms.gaussian import GaussianPair
 

@@ -246,6 +246,7 @@ def test_its_broken_twin_fails_on_privacy_not_on_the_protocol():
     assert {c.id: c.verdict for c in run.checks}["dp-forward"] == "fail"
 
 
+@pytest.mark.tier2
 def test_the_black_box_line_says_a_sampler_of_its_own_source_is_not_reproducible(tmp_path, monkeypatch, capsys):
     """Issue 72: ``pdp-audit blackbox`` on a sampler drawing from numpy's global state gave other numbers on the
     same seed and said so only in its JSON; its one line now says it, as the pair audit's lines do."""

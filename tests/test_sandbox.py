@@ -339,6 +339,7 @@ def in_process(function, *args, target):
     return function(*args)
 
 
+@pytest.mark.tier2
 @pytest.mark.parametrize("workers", ["1", pytest.param("2", marks=pytest.mark.slow)])  # workers: test_workers
 def test_a_well_behaved_target_gives_the_bytes_it_gave_in_process(user_folder, monkeypatch, workers):
     """The commands run here through the sandbox, then with the boundary removed: the same bytes."""
@@ -471,6 +472,7 @@ SWEEP = textwrap.dedent(
 )
 
 
+@pytest.mark.tier2(representatives=("blackbox",))
 @pytest.mark.parametrize("command", ["blackbox", "certify", "sweep"])
 def test_the_users_open_files_are_left_as_plain_python_leaves_them(tmp_path, command):
     """issue #61: the child ended by ``os._exit(0)`` after flushing only stdout and stderr: a log kept open by the
@@ -520,6 +522,7 @@ OPENMP_HOSTS = {
 }
 
 
+@pytest.mark.tier2(representatives=("pool",))
 @pytest.mark.parametrize("host", OPENMP_HOSTS)
 def test_a_child_of_a_host_whose_openmp_threads_ran_does_not_hang(tmp_path, host):
     """The sandbox's case hung (killed at the timeout) with the fork of 15e6652's ``in_user_process``; the pool's
@@ -551,6 +554,12 @@ EXIT0 = '    if HOW == "exit0":'
 RAISING = FAULTY.replace(EXIT0, '    if HOW == "raise":\n        raise ValueError("boom")\n' + EXIT0)
 
 
+@pytest.mark.tier2(
+    representatives=(
+        "exit0-ended the audit process (exit status 0)-1",
+        "raise-make(**parameters) raised ValueError: 'boom'-2",
+    )
+)
 @pytest.mark.parametrize("workers", ["1", "2"])
 @pytest.mark.parametrize(("how", "said"), [("raise", "make(**parameters) raised ValueError: 'boom'"),
                                            ("exit0", "ended the audit process (exit status 0)")])

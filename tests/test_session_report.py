@@ -87,6 +87,7 @@ def test_each_assertion_is_rebuilt_as_its_run_with_profile_and_roc(records):
     assert forward.figure.curves["D||D'"].lo[at_claim] > 0.3
 
 
+@pytest.mark.tier2
 def test_the_report_is_written_without_figures_in_its_json(records, tmp_path):
     written = write_session_report(records, "fail", tmp_path / "audit.pdf")
     doc = json.loads((tmp_path / "audit.json").read_text())

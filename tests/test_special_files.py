@@ -84,6 +84,7 @@ def folder(tmp_path_factory):
     return here
 
 
+@pytest.mark.tier2(cases=("report fifo.sqlite fifo.sqlite",))
 @pytest.mark.parametrize(("argv", "fifo"), CASES, ids=[" ".join(c[0][:2]) + f" {c[1]}" for c in CASES])
 def test_a_fifo_is_refused_in_one_line_naming_it(folder, argv, fifo):
     env = {**os.environ, "MPLBACKEND": "Agg"}

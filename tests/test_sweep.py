@@ -171,6 +171,7 @@ def done(tmp_path_factory):
     return code, out
 
 
+@pytest.mark.tier2
 def test_sweep_stores_one_row_per_cell_and_fails_the_deflated_cells(done):
     code, out = done
     doc = json.loads((out / "g.json").read_text())
@@ -239,6 +240,7 @@ def test_report_renders_any_store(done, tmp_path, capsys):
     assert code == 2 and "no such store" in err
 
 
+@pytest.mark.tier2
 def test_partial_store_reports_incomplete(tmp_path):
     spec = tmp_path / "g.toml"
     spec.write_text(GAUSS)

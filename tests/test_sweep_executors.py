@@ -94,6 +94,7 @@ def uneven(tmp_path_factory):
     return sweep_with(SerialExecutor(), tmp_path_factory.mktemp("uneven") / "u.sqlite", UNEVEN)
 
 
+@pytest.mark.tier2
 def test_a_large_cell_is_split_into_chunks_with_the_same_numbers(uneven, tmp_path):
     executor = ProcessExecutor(2)
     _, rows, doc = sweep_with(executor, tmp_path / "p.sqlite", UNEVEN)
@@ -121,6 +122,7 @@ def test_dask_cluster_matches_serial_bitwise(serial, uneven, tmp_path):
         cluster.close()
 
 
+@pytest.mark.tier2
 def test_a_local_cluster_spawned_here_matches_serial_bitwise(serial, tmp_path):
     """``--dask-local``'s workers are spawned, never forked from here (a fork of a process whose OpenMP threads had
     run hung): fresh interpreters without the sweep's modules this process imported, one BLAS thread each (Dask's

@@ -82,6 +82,7 @@ def test_a_pools_workers_are_found_by_public_api_and_an_unclean_stop_ends_them()
         before.join()
 
 
+@pytest.mark.tier2
 def test_killed_dask_worker_loses_and_duplicates_nothing(reference, tmp_path):
     """A worker of the LocalCluster killed mid-sweep is replaced (spawned, as they all are) and every cell is stored
     once."""
@@ -165,6 +166,7 @@ def test_ctrl_c_keeps_completed_cells_and_resume_finishes_the_rest(tmp_path):
     assert len(final) == 8 and all(final[k] == v for k, v in kept.items())
 
 
+@pytest.mark.tier2
 def test_sigterm_keeps_completed_cells_and_ends_the_sweep_by_the_signal(tmp_path):
     """SIGTERM runs the same cleanup as Ctrl-C (store closed, workers stopped), then the driver ends by the signal."""
     psutil = pytest.importorskip("psutil")

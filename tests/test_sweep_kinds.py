@@ -65,6 +65,7 @@ def user_folder(tmp_path, monkeypatch):
     sys.modules.pop("sweep_pairs", None)  # the cells' loader registers the module, as an import does
 
 
+@pytest.mark.tier2
 def test_a_sweep_cell_of_a_users_pair_is_audit_pair_at_the_cells_seed(user_folder):
     import sweep_pairs
 

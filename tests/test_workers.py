@@ -15,6 +15,7 @@ OPTIONS = {plan.name: command_line(plan, dict(plan.smoke)) for plan in plans()}
 SLOW_WORKER_AUDITS = {"privacy-report", "adaops", "goe-release"}
 
 
+@pytest.mark.tier2(cases=("dp-sgd",))
 @pytest.mark.parametrize(
     "audit", [pytest.param(a, marks=pytest.mark.slow) if a in SLOW_WORKER_AUDITS else a for a in sorted(OPTIONS)]
 )
