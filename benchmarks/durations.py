@@ -71,7 +71,8 @@ class Measurement:
     ``{root}`` the checkout, for the test suite; ``files``: written into that folder first, name to text); or
     ``call``: a function returning seconds per call.  ``needs``:
     modules that must import (else the measurement is skipped, said so); ``slow``: run only when named or with
-    ``--slow``."""
+    ``--slow``; ``suite``: a run of the test suite, the selection it runs ("1" or "2", a tier of tests/tiers.py, or
+    "slow"), whose record also holds how many tests it ran and a hash of the suite's files."""
 
     name: str
     what: str
@@ -82,6 +83,7 @@ class Measurement:
     cwd_root: bool = False
     env: dict[str, str] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
+    suite: str = ""
 
 
 def _diffprivlib_randomise() -> float:
@@ -215,6 +217,8 @@ PLUGIN_EXAMPLE = (
     "audit",
     "examples/test_my_mechanism.py",
 )
+#: the README's test command (tests/tiers.py: its tier 1)
+SUITE = ("{python}", "-m", "pytest", "-n", "auto")
 BLACKBOX_CHEAP = (*CLI, "blackbox", "cheap:make", "--claim-epsilon", "1", "--claim-delta", "1e-5", "--report", "none")
 MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
@@ -386,10 +390,27 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     ),
     Measurement(
         "test-suite",
-        "the README's test command in the checkout",
-        ("{python}", "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider"),
+        "the README's test command in the checkout: tier 1 of the suite",
+        (*SUITE, "-q", "-p", "no:cacheprovider"),
         slow=True,
         cwd_root=True,
+        suite="1",
+    ),
+    Measurement(
+        "test-suite-tier2",
+        "the suite's second tier in the checkout (the README names its command)",
+        (*SUITE, "--tier", "2", "-q", "-p", "no:cacheprovider"),
+        slow=True,
+        cwd_root=True,
+        suite="2",
+    ),
+    Measurement(
+        "test-suite-slow",
+        "the slow audits of the suite in the checkout (--run-slow -m slow)",
+        (*SUITE, "--run-slow", "-m", "slow", "-q", "-p", "no:cacheprovider"),
+        slow=True,
+        cwd_root=True,
+        suite="slow",
     ),
     Measurement(
         "diffprivlib-randomise",
@@ -458,23 +479,42 @@ def run_command(m: Measurement, folder: Path) -> dict:
     argv = [part.format(python=sys.executable, root=ROOT) for part in m.command]
     for name, text in m.files.items():  # what the command needs beside the examples (a sampler's module)
         (folder / name).write_text(text, encoding="utf-8")
+    counts = Path(tempfile.gettempdir()) / f"pdp-durations-{m.name}-{os.getpid()}.json"  # a suite's tests, by tier
+    env = {**os.environ, **m.env, **({"PDP_AUDIT_TIER_COUNTS": str(counts)} if m.suite else {})}
     start = time.perf_counter()
     log = Path(tempfile.gettempdir()) / f"pdp-durations-{m.name}.log"  # what the command printed, for a look
     with open(log, "w", encoding="utf-8") as out:
-        process = subprocess.Popen(
-            argv, cwd=ROOT if m.cwd_root else folder, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **m.env}
-        )
+        cwd = ROOT if m.cwd_root else folder
+        process = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env)
         # wait4: this command's own usage, its reaped children's included (ru_maxrss: the largest of them, KiB)
         _, status, usage = os.wait4(process.pid, 0)
         process.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - start
-    return {
+    record = {
         "command": " ".join(m.command).replace("{python}", "python"),
         "wall_s": round(wall, 2),
         "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
         "exit_code": process.returncode,
         "peak_rss_mb": round(usage.ru_maxrss / 1024),
     }
+    if m.suite:  # what the figure describes: the tests it ran (as its own collection counted them), the files
+        record["tests"] = json.loads(counts.read_text(encoding="utf-8"))[m.suite]
+        record["suite_sha256"] = suite_fingerprint()
+        counts.unlink()
+    return record
+
+
+def suite_fingerprint(root: Path = ROOT) -> str:
+    """SHA-256 over the suite's files (each ``tests/**/*.py``'s path and bytes, in order of path) and the pytest
+    configuration in pyproject.toml: the suite a figure was measured on."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted((root / "tests").rglob("*.py")):
+        digest.update(f"{path.relative_to(root).as_posix()}\0".encode())
+        digest.update(path.read_bytes())
+    digest.update((root / "pyproject.toml").read_bytes())
+    return digest.hexdigest()
 
 
 def measure(m: Measurement, folder: Path) -> dict | None:
