@@ -9,7 +9,8 @@ started, the date and the code's version.  ``--write-docs`` then rewrites every 
     <!-- measured: NAME [FIELD] -->text<!-- /measured -->
 
 of the README and the docs from those records (FIELD: ``summary`` (default), ``wall``, ``cpu``, ``per_call``,
-``date``, ``load_1min``, ``cores``, ``peak``: the command's peak resident memory), so a duration or a memory size in
+``date``, ``load_1min``, ``cores``, ``peak``: the command's peak resident memory, ``tests``: the tests a run of the
+suite ran; a suite's summary names them and the commit), so a duration or a memory size in
 the docs is a record's rendering, never typed by hand.  A
 duration the product declares rather than measures (a time target) is a span ``<!-- seconds: pdp_audit.….NAME
 -->text<!-- /seconds -->`` rendered from that constant; a size it declares, ``<!-- bytes: … -->``.
@@ -584,11 +585,17 @@ def render(record: dict, part: str = "summary") -> str:
         return f"{record['peak_rss_mb']} MB"
     if part in ("date", "load_1min", "cores"):
         return str(record[part])
+    if part == "tests":
+        return f"{record['tests']:,}"
     if part != "summary":
         raise ValueError(f"unknown part {part!r} of a measured span")
     on = f"on {record['cores']} cores at load {record['load_1min']}, {record['date']}"
     if "per_call_s" in record:
         return f"{human_seconds(record['per_call_s'])} a call ({on})"
+    if "tests" in record:  # a run of the suite: what it ran, and at which commit
+        tests = f"{record['tests']:,} tests"
+        on = f"{on}, {record['code_version']}"
+        return f"{human_seconds(record['wall_s'])} wall, {human_seconds(record['cpu_s'])} CPU, {tests} ({on})"
     return f"{human_seconds(record['wall_s'])} wall, {human_seconds(record['cpu_s'])} CPU ({on})"
 
 
