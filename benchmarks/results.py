@@ -72,8 +72,7 @@ RUNS: tuple[Run, ...] = (
     Run("privacy-report", "bench_privacy_report.py"),
     Run("pdf-report", "pdf_report.py", ("--runs", "5")),
     Run("program", "bench_program.py"),
-    # both tiers of the suite (tests/tiers.py), their figures rendered into the README and the docs at once
-    Run("suite", "durations.py", ("--only", "test-suite", "test-suite-tier2", "--write-docs"), long=True),
+    Run("suite", "durations.py", ("--only", "test-suite"), long=True),
 )
 RUN_NAMES = tuple(r.name for r in RUNS)
 
@@ -435,24 +434,17 @@ def program_rows(line: dict) -> list[Row]:
     ]
 
 
-#: the wall-clock targets of the suite's tiers on 2 idle cores (issue 85): tier 1, the README's command, 5 minutes; CI
-#: runs both tiers beside its other lanes in 15 minutes, so tier 2 has what they leave (about 8 minutes)
-SUITE_TARGETS = {"test-suite": 300, "test-suite-tier2": 480}
-
-
 def suite_rows(line: dict) -> list[Row]:
     wall = line["wall_s"]
-    what = "the README's test command, tier 1" if line["name"] == "test-suite" else "the suite's tier 2"
-    tests = f", {line['tests']:,} tests" if "tests" in line else ""
-    target = SUITE_TARGETS.get(line["name"])
+    tests = f", {line['tests']:,} tests" if "tests" in line else ""  # tier 1's tests (tests/tiers.py)
     return [
         (
-            f"{what} (`{line['command']}`{tests}), exit {line['exit_code']}",
+            f"the README's test command, tier 1 (`{line['command']}`{tests}), exit {line['exit_code']}",
             f"{_s(wall)} wall, {_s(line['cpu_s'])} CPU",
             "",
             "",
-            f"≤ {target} s wall on 2 idle cores" if target else "",
-            _met(wall <= target) if target else "",
+            "≤ 300 s wall on 2 idle cores",
+            _met(wall <= 300),
         )
     ]
 
