@@ -180,9 +180,15 @@ def test_the_readme_and_home_page_link_pages_that_exist():
 
 
 def test_the_readme_holds_the_test_command_ci_runs():
+    """CI runs the README's test command with tier 2 beside it (``--tier all``, tests/tiers.py): the README names
+    that command, and its first screen's test command is the same command without the tier."""
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-    command = ci[ci.index('lap "the README\'s test command"') + 1].strip()
-    assert command in (ROOT / "README.md").read_text(encoding="utf-8")
+    (lap,) = [i for i, line in enumerate(ci) if line.startswith("lap ") and "the README's test command" in line]
+    command = ci[lap + 1].strip()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert command in readme
+    tier_1 = command.removesuffix(" --tier all")
+    assert tier_1 != command and f'pip install -e ".[test]" && {tier_1}\n' in readme
 
 
 # The audit pages' option tables (hand-written: they say what an option means) and the audits they describe.
