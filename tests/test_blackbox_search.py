@@ -122,7 +122,6 @@ def test_optuna_missing_is_one_line(monkeypatch):
         search_pairs(NoisySum(2.0), Neighbours("linf", 1.0), "optuna", 0.0, 0, BUDGET)
 
 
-@pytest.mark.tier2
 def test_witness_round_trip_reproduces_the_bound_and_a_new_seed_rechecks_it():
     leaky = NoisySum(1 / EPSILON)
     result = search_pairs(leaky, Neighbours("linf", 1.0), "patterns", 0.0, 0, BUDGET)
@@ -287,7 +286,6 @@ def test_optuna_trials_named_after_a_pattern_are_that_pattern(kind):
     assert all(len(c.d) == 5 for c in named) and len(tried) == 12
 
 
-@pytest.mark.tier2
 def test_successive_halving_keeps_every_candidate_once_and_refutes():
     leaky = NoisySum(1 / EPSILON)
     budget = SearchBudget(candidates=16, pilot_trials=2_000, trials=50_000, rounds=3, options=IDEAL)

@@ -209,7 +209,6 @@ def test_a_black_box_mechanism_far_from_its_claim_is_refuted(tmp_path, monkeypat
     assert "NOT A CERTIFICATE" not in _banner(run)
 
 
-@pytest.mark.tier2
 def test_per_instance_pairs_are_each_audited_on_their_own_page(tmp_path, monkeypatch):
     code, document, run = certified_run(monkeypatch, project(tmp_path, parameters="individuals = 2"))
     assert code == 0

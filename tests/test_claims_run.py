@@ -121,7 +121,6 @@ def test_not_run_entries_keep_their_status():
     assert decision.verdict == "not-simulable" and decision.agrees is True and decision.reason
 
 
-@pytest.mark.tier2
 def test_cli_exit_codes_json_and_determinism(tmp_path, capsys):
     ids = ["PDP-LemB.2", "RW-Lem24", "LR-Lem15", "K35"]
     outputs = []

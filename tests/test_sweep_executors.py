@@ -94,7 +94,6 @@ def uneven(tmp_path_factory):
     return sweep_with(SerialExecutor(), tmp_path_factory.mktemp("uneven") / "u.sqlite", UNEVEN)
 
 
-@pytest.mark.tier2
 def test_a_large_cell_is_split_into_chunks_with_the_same_numbers(uneven, tmp_path):
     executor = ProcessExecutor(2)
     _, rows, doc = sweep_with(executor, tmp_path / "p.sqlite", UNEVEN)

@@ -82,7 +82,6 @@ def test_a_pools_workers_are_found_by_public_api_and_an_unclean_stop_ends_them()
         before.join()
 
 
-@pytest.mark.tier2
 def test_killed_dask_worker_loses_and_duplicates_nothing(reference, tmp_path):
     """A worker of the LocalCluster killed mid-sweep is replaced (spawned, as they all are) and every cell is stored
     once."""
