@@ -33,6 +33,7 @@ from pdp_audit.audits.program import (
     carried_events,
     carried_steps,
     comparison,
+    conditioning,
     exact_shifts,
     library_steps,
     paths,
@@ -45,6 +46,7 @@ from pdp_audit.audits.program.config import DRAW_SETS
 from pdp_audit.audits.program.findings import (
     CarriedAbove,
     CoefficientMoved,
+    Conditioned,
     Diverged,
     Fault,
     Finding,
@@ -714,9 +716,10 @@ def _judged(
     above = lower is not None and accounting.exceeds(lower, delta)
     unshown = carried_steps.unshown(c, found) if above else ()
     result.unshown = unshown
+    secret = conditioning.secret_draws(recorded, found) if above and not unshown else ()
     if above and not unshown:
-        assert lower is not None
-        composition.append(CarriedAbove(lower))
+        assert lower is not None  # given draws the release does not reveal, a bound on the conditional laws only
+        composition.append(Conditioned(lower, secret) if secret else CarriedAbove(lower))
     elif upper.high > delta and not c.carriers_moved:  # else no composition of D's steps describes D′'s release
         composition.append(UpperAbove(upper))
     result.steps, result.carried, result.upper, result.lower = known, carried, upper, lower
@@ -756,7 +759,9 @@ def _structural(
         carried_calls = {found.elements[int(j)].call for j in found.carrier if j >= 0}
         moved = tuple(Rescale(i, str(a), str(b)) for i, a, b in c.replayed.rescaled)
         carried = tuple(m.call for m in moved if m.call in carried_calls)
-        out.append(Rescaled(moved, carried, delta == 0, carried_steps.tails_shown(c, found, epsilon)))
+        tails = carried_steps.tails_shown(c, found, epsilon)
+        secret = conditioning.secret_draws(recorded, found) if tails > 0 else ()
+        out.append(Rescaled(moved, carried, delta == 0, tails, secret))
     if c.structure_differs:
         out.append(StructureDiffers())
     if c.free_differ:

@@ -24,7 +24,7 @@ from typing import Any
 
 from pdp_audit.audits.program.analysis import Analysis, PairResult
 from pdp_audit.audits.program.estimated import Estimated
-from pdp_audit.audits.program.findings import Rescaled, Unshifted, rank
+from pdp_audit.audits.program.findings import Conditioned, Rescaled, Unshifted, rank
 from pdp_audit.audits.program.isolated import Isolated, line
 from pdp_audit.audits.program.recorder import NOT_RECORDED, REPEATED
 from pdp_audit.audits.program.sources import UNREPLAYABLE, named
@@ -223,7 +223,9 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
         spec,
         verdict="inconclusive",
         estimate=top.upper.high,
-        note=f"{summary}; " + "; ".join(_open_reasons(top, open_pairs, delta, unshifted)) + ".",
+        note=f"{summary}; "
+        + "; ".join(_conditioned(analysis.pairs) + _open_reasons(top, open_pairs, delta, unshifted))
+        + ".",
         details=details,
     )
 
@@ -257,7 +259,7 @@ def _open_reasons(
     """Why a composition that does not refute does not certify either (``unshifted``: :meth:`Analysis.unshifted`)."""
     assert top.upper is not None
     reasons = []
-    if top.upper.high > delta:
+    if top.upper.high > delta and not any(isinstance(f, Conditioned) for p in open_pairs + [top] for f in p.findings):
         reasons.append(
             "the upper composition exceeds δ but the release does not carry every step (a bound, not a refutation)"
         )
@@ -270,6 +272,19 @@ def _open_reasons(
     if unshifted is not None:
         reasons.append(unshifted.line)
     return reasons
+
+
+def _conditioned(pairs: list[PairResult]) -> list[str]:
+    """Why a composition above the claim does not refute where it is conditioned on draws the release does not reveal
+    (:mod:`.conditioning`), on the pair of highest order among them; empty where none is."""
+    conditioned = [(p, f) for p in pairs for f in p.findings if isinstance(f, Conditioned)]
+    if not conditioned:
+        return []
+    pair, finding = max(conditioned, key=lambda pf: pf[0].order)
+    return [
+        f"on {pair.neighbour.name} {finding.line}; conditioning on such draws bounds the loss from above only (a "
+        "mixture may lose less: subsampling), so a refutation is the black box's"
+    ]
 
 
 def _with_isolated(
