@@ -5,9 +5,10 @@ Each pair below differs in one part the codec did not read on main (7c9814f), wh
 metadata, a structured dtype's alignment, a view's base and offset, the memory order, the ``writeable`` flag, a
 ``np.float64`` subclass's ``__dict__``, a ``Counter``'s attributes, a namedtuple class's attributes, docstring and
 defaults, a MultiIndex's unused level values, a DatetimeIndex's ``freq``, a time zone's class, a Series' own
-attribute, the other columns of a DataFrame's block, a sparse array's index kind, a time zone's name, the sharing of
-a container.  A release that contains itself and one nested 5,000 deep were RecursionErrors (exit 4).  Seen failing:
-``/work/venv/bin/python -m pytest`` on a copy of this file against main: every test here failed there."""
+attribute, the other columns of a DataFrame's block, a sparse array's index kind, a time zone's name, the value a
+nullable array keeps under a missing one, the sharing of a container.  A release that contains itself and one nested
+5,000 deep were RecursionErrors (exit 4).  Seen failing: ``/work/venv/bin/python -m pytest`` on a copy of this file
+against main: every test here failed there."""
 
 from __future__ import annotations
 
@@ -82,6 +83,12 @@ def _writeable(secret):
     return array
 
 
+def _under_missing(secret):
+    series = pd.Series([4.25 + secret, 1.0], dtype="Float64")
+    series[0] = pd.NA  # the exact value stays in the masked array's buffer, and its pickle
+    return series
+
+
 def _offset_zone(secret):
     return pd.Timestamp(0, tz=datetime.timezone(datetime.timedelta(hours=1 + secret), "A"))
 
@@ -108,6 +115,7 @@ PAIRS = [
     ("Series attribute", _series_attribute),
     ("block's other column", lambda s: pd.DataFrame({"a": [4.25 + s], "b": [1.0]})["b"]),
     ("sparse index kind", lambda s: pd.Series(pd.arrays.SparseArray([0.0, 1.0], kind="integer" if s else "block"))),
+    ("value under a missing one", _under_missing),
     ("list shared", lambda s: (lambda a: [a, a] if s else [a, [1.0]])([1.0])),
     ("key shared with value", lambda s: (lambda t: {t: t if s else tuple([1.0])})(tuple([1.0]))),
 ]  # fmt: skip

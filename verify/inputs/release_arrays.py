@@ -31,12 +31,11 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:  # the walk imports this module
-    from pdp_audit.verify.inputs.release_codec import Walk
+from pdp_audit.verify.inputs.release_walk import Encoder
 
 #: The largest magnitude below which every integer is a float64 exactly (2^53; every integer of |n| ≤ 2^53 is).
 EXACT_INTEGERS = 2**53
@@ -66,12 +65,12 @@ def layout(a: np.ndarray, offset: int | None) -> tuple:
     return (a.strides, bool(a.flags.writeable), offset)
 
 
-def read_array(walk: Walk, a: np.ndarray) -> None:
+def read_array(walk: Encoder, a: np.ndarray) -> None:
     """An exact ``np.ndarray`` (module notes): its node, then its values or its base."""
     refusal = dtype_refusal(a.dtype)
     if refusal is not None:
         walk.refuse(f"an array of {refusal}", "return an array of a plain numeric dtype (np.asarray(x, float))")
-    base = a.base
+    base: Any = a.base
     if base is None:
         read_values(walk, a, ("ndarray", layout(a, None)))
     elif type(base) is np.ndarray or _is_tensor(base):
@@ -93,7 +92,7 @@ def _is_tensor(base: object) -> bool:
     return torch is not None and isinstance(base, torch.Tensor)
 
 
-def read_scalar(walk: Walk, x: np.generic) -> None:
+def read_scalar(walk: Encoder, x: np.generic) -> None:
     """A numpy scalar of its dtype's exact class, as the 0-d array of its value (module notes)."""
     dtype = x.dtype
     if type(x) is not dtype.type or dtype_refusal(dtype) is not None:
@@ -105,7 +104,7 @@ def read_scalar(walk: Walk, x: np.generic) -> None:
     read_values(walk, np.asarray(x), ("numpy", type(x).__name__, None))
 
 
-def read_values(walk: Walk, a: np.ndarray, head: tuple) -> None:
+def read_values(walk: Encoder, a: np.ndarray, head: tuple) -> None:
     """An array's node (``head``, then its dtype's char and str, its shape and its residue) and its values: a
     float64 view and residue (:mod:`release_codec`), an object array's items encoded in turn, strings in the node."""
     dtype, kind = a.dtype, a.dtype.kind

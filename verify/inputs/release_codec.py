@@ -42,11 +42,12 @@ are equal -- as objects of the same types holding the same bits, keys in the sam
 
 **Not read:** the identity of an immutable scalar (a number, a string, bytes, a numpy or pandas scalar): Python
 promises nothing about it -- interning, the small-int cache and constant folding share or copy equal values as the
-interpreter chooses, so a program cannot choose it either; a class's own attributes (a namedtuple's class, a
-``defaultdict``'s factory, an annotation are read by name, as pickle reads a class: a class is the program's code);
-padding bytes of a longdouble; the private state of pandas and torch, reachable only through their private API
-(pandas' block layout, caches and masked arrays' buffers, autograd hooks): :mod:`release_frames`,
-:mod:`release_tensors`.
+interpreter chooses, so reading it would set apart runs that differ in no choice of the program's (pickle's memo
+shows whether two equal strings are one object: a bit a program could hide there is not read); a class's own
+attributes (a namedtuple's class, a ``defaultdict``'s factory, an annotation are read by name, as pickle reads a
+class: a class is the program's code); padding bytes of a longdouble; the private state of pandas and torch,
+reachable only through their private API (pandas' block layout, caches and masked arrays' buffers, autograd hooks):
+:mod:`release_frames`, :mod:`release_tensors`.
 """
 
 from __future__ import annotations
@@ -154,7 +155,7 @@ def label(value: Any, source: str = "the program") -> tuple:
 _FLOAT = (("float",),)
 _FLOAT64 = (("numpy", "float64", None, "d", "<f8", (), None),)
 _SCALARS = {bool: "bool", float: "float", complex: "complex"}
-_DICTS = {dict: "dict", collections.OrderedDict: "OrderedDict", collections.Counter: "Counter"}
+_DICTS: dict[type, str] = {dict: "dict", collections.OrderedDict: "OrderedDict", collections.Counter: "Counter"}
 
 
 class _Memo:
@@ -283,7 +284,7 @@ class Walk:
             self.value(item)
         return True
 
-    def _dict_node(self, x: dict, kind: type) -> tuple:
+    def _dict_node(self, x: Any, kind: type) -> tuple:
         """A dict's node: its type (a ``defaultdict``'s factory), then its keys in order (their labels)."""
         name = _DICTS.get(kind, "defaultdict")
         attributes = getattr(x, "__dict__", None)  # an OrderedDict's or a Counter's: a reader sees them

@@ -17,7 +17,8 @@ by class (the exact classes only: a subclass may declare ``_metadata`` of its ow
   dtype a class); ``StringDtype`` its storage and missing value; ``CategoricalDtype`` its categories (unused ones
   included) and order; ``DatetimeTZDtype`` its unit and time zone (a ``datetime.timezone`` by its ``repr`` -- offset
   and name --, a ``zoneinfo.ZoneInfo`` by its key).  An extension dtype's values are read as ``to_numpy(dtype=object)``
-  gives them (exact Python values and ``pd.NA``).  Sparse, interval, period, Arrow and other dtypes are refused.
+  gives them (exact Python values and ``pd.NA``); a nullable array with a missing value is refused (pickle writes
+  the value its private buffer keeps under it).  Sparse, interval, period, Arrow and other dtypes are refused.
 * ``pd.NA``, ``pd.NaT``; a ``Timestamp`` its ticks, unit, time zone and ``fold``; a ``Timedelta`` its ticks and unit.
 
 An object with an instance attribute that a fresh one of its class does not have (``s.secret = x``) is refused.
@@ -31,14 +32,12 @@ from __future__ import annotations
 import datetime
 import functools
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from pdp_audit.verify.inputs.release_arrays import dtype_refusal
-
-if TYPE_CHECKING:  # the walk imports this module
-    from pdp_audit.verify.inputs.release_codec import Walk
+from pdp_audit.verify.inputs.release_walk import Encoder
 
 #: pandas' own caches and flags, set on an object as it is used (an Index's levels, a frame's columns in pandas 1.5 to
 #: 2.x): not read (module notes).
@@ -51,7 +50,7 @@ MASKED = ("Int8Dtype", "Int16Dtype", "Int32Dtype", "Int64Dtype", "UInt8Dtype", "
           "UInt64Dtype", "Float32Dtype", "Float64Dtype", "BooleanDtype")  # fmt: skip
 
 
-def read_scalar(walk: Walk, x: Any) -> bool:
+def read_scalar(walk: Encoder, x: Any) -> bool:
     """Whether ``x`` is ``pd.NA``, ``pd.NaT``, a ``Timestamp`` or a ``Timedelta``, encoded (module notes)."""
     pd = sys.modules.get("pandas")
     if pd is None:
@@ -69,7 +68,7 @@ def read_scalar(walk: Walk, x: Any) -> bool:
     return True
 
 
-def read(walk: Walk, x: object) -> bool:
+def read(walk: Encoder, x: object) -> bool:
     """Whether ``x`` is a pandas Series, DataFrame or Index, encoded (module notes); a subclass is refused."""
     pd = sys.modules.get("pandas")
     if pd is None or not isinstance(x, (pd.DataFrame, pd.Series, pd.Index)):
@@ -79,14 +78,14 @@ def read(walk: Walk, x: object) -> bool:
         _own_attributes(walk, x)
         walk.node(("Series", walk.label(x.name), walk.label(x.index), dtype_label(walk, x.dtype), walk.label(x.attrs),
                    x.flags.allows_duplicate_labels))  # fmt: skip
-        walk.value(values(x))
+        walk.value(values(walk, x))
     elif kind is pd.DataFrame:
         _own_attributes(walk, x)
         dtypes = tuple(dtype_label(walk, d) for d in list(x.dtypes))
         walk.node(("DataFrame", walk.label(x.index), walk.label(x.columns), dtypes, walk.label(x.attrs),
                    x.flags.allows_duplicate_labels))  # fmt: skip
         for i in range(x.shape[1]):
-            walk.value(values(x.iloc[:, i]))
+            walk.value(values(walk, x.iloc[:, i]))
     elif kind.__name__ in INDEXES and kind is getattr(pd, kind.__name__):
         walk.node(("Index", *_index_parts(walk, x)))
     else:
@@ -94,13 +93,23 @@ def read(walk: Walk, x: object) -> bool:
     return True
 
 
-def values(x: Any) -> np.ndarray:
+def values(walk: Encoder, x: Any) -> np.ndarray:
     """A pandas Series' or Index's values, exactly: its numpy array (a view of pandas' own, module notes), or for an
-    extension dtype its values as Python objects (``to_numpy`` would turn an ``Int64`` into rounded floats)."""
-    return x.to_numpy() if isinstance(x.dtype, np.dtype) else x.to_numpy(dtype=object)
+    extension dtype its values as Python objects (``to_numpy`` would turn an ``Int64`` into rounded floats).  A
+    nullable array with a missing value is refused: the value under it stays in pandas' private buffer, which pickle
+    writes (``s[0] = pd.NA`` keeps what was there)."""
+    if isinstance(x.dtype, np.dtype):
+        return x.to_numpy()
+    if type(x.dtype).__name__ in MASKED and x.isna().any():
+        walk.refuse(
+            f"a pandas object of dtype {x.dtype} with missing values (the value under each stays in a private "
+            "buffer that pickle writes)",
+            "fill them (x.fillna(0)) or return x.astype(object)",
+        )
+    return x.to_numpy(dtype=object)
 
 
-def _index_parts(walk: Walk, index: Any) -> tuple:
+def _index_parts(walk: Encoder, index: Any) -> tuple:
     """An Index's class, names and, by class, what defines it (module notes)."""
     pd = sys.modules["pandas"]
     _own_attributes(walk, index)
@@ -116,10 +125,10 @@ def _index_parts(walk: Walk, index: Any) -> tuple:
     if kind is pd.IntervalIndex:
         return (kind.__name__, names, str(index.dtype), walk.label(index.left), walk.label(index.right))
     freq = _freq_label(walk, index) if kind in (pd.DatetimeIndex, pd.TimedeltaIndex) else None
-    return (kind.__name__, names, dtype_label(walk, index.dtype), walk.label(values(index)), freq)
+    return (kind.__name__, names, dtype_label(walk, index.dtype), walk.label(values(walk, index)), freq)
 
 
-def _freq_label(walk: Walk, index: Any) -> str | None:
+def _freq_label(walk: Encoder, index: Any) -> str | None:
     """A DatetimeIndex's or TimedeltaIndex's ``freq`` by its string, where the string gives it back."""
     freq = index.freq
     if freq is None:
@@ -131,7 +140,7 @@ def _freq_label(walk: Walk, index: Any) -> str | None:
     return str(freq.freqstr)
 
 
-def dtype_label(walk: Walk, dtype: Any) -> tuple:
+def dtype_label(walk: Encoder, dtype: Any) -> tuple:
     """A numpy or pandas dtype, exactly (module notes), or refused."""
     if isinstance(dtype, np.dtype):
         refusal = dtype_refusal(dtype)
@@ -154,7 +163,7 @@ def dtype_label(walk: Walk, dtype: Any) -> tuple:
     )
 
 
-def tz_label(walk: Walk, tz: object) -> tuple | None:
+def tz_label(walk: Encoder, tz: Any) -> tuple | None:
     """A time zone, exactly: a ``datetime.timezone`` by its ``repr`` (offset and name), a ``zoneinfo.ZoneInfo`` by
     its key; None for none; any other refused."""
     if tz is None:
@@ -167,9 +176,9 @@ def tz_label(walk: Walk, tz: object) -> tuple | None:
     walk.refuse(f"a time zone of type {type(tz).__module__}.{type(tz).__qualname__}", "use tz='UTC' or a zone name")
 
 
-def _own_attributes(walk: Walk, x: object) -> None:
+def _own_attributes(walk: Encoder, x: Any) -> None:
     """Refuse ``x`` where it holds an instance attribute a fresh object of its class does not (module notes)."""
-    extra = set(vars(x)) - _fresh_attributes(type(x)) - CACHES
+    extra = set(vars(x)) - _fresh_attributes(type(x).__name__) - CACHES
     if extra:
         walk.refuse(
             f"a pandas {type(x).__name__} with attributes {sorted(extra)} of its own",
@@ -178,8 +187,8 @@ def _own_attributes(walk: Walk, x: object) -> None:
 
 
 @functools.lru_cache(maxsize=None)
-def _fresh_attributes(kind: type) -> frozenset:
-    """The instance attributes a fresh object of ``kind`` (a pandas class the module reads) holds."""
+def _fresh_attributes(kind: str) -> frozenset:
+    """The instance attributes a fresh object of the pandas class named ``kind`` (one the module reads) holds."""
     pd = sys.modules["pandas"]
     fresh = {
         "DataFrame": lambda: pd.DataFrame({"a": [1.0]}), "Series": lambda: pd.Series([1.0]),
@@ -192,4 +201,4 @@ def _fresh_attributes(kind: type) -> frozenset:
         "IntervalIndex": lambda: pd.interval_range(0, 2),
         "Timestamp": lambda: pd.Timestamp("2024-01-01"), "Timedelta": lambda: pd.Timedelta(1),
     }  # fmt: skip
-    return frozenset(vars(fresh[kind.__name__]()))
+    return frozenset(vars(fresh[kind]()))

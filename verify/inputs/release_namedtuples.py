@@ -23,10 +23,8 @@ import collections
 import functools
 import types
 import typing
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the walk imports this module
-    from pdp_audit.verify.inputs.release_codec import Walk
+from pdp_audit.verify.inputs.release_walk import Encoder
 
 #: What ``typing.NamedTuple`` adds to the generated class, read by :func:`_typing_parts`.
 TYPING_PARTS = frozenset({"__annotations__", "__orig_bases__", "__firstlineno__", "__static_attributes__"})
@@ -38,7 +36,7 @@ _FACTORY: typing.Callable[..., type] = collections.namedtuple
 FUNCTION_PARTS = ("__code__", "__name__", "__qualname__", "__doc__", "__module__", "__kwdefaults__", "__annotations__")
 
 
-def class_label(walk: Walk, kind: type) -> tuple:
+def class_label(walk: Encoder, kind: type) -> tuple:
     """A namedtuple class as the structure holds it (module notes); refused in one line where it holds more."""
     why = _refusal(kind)
     if why is not None:
@@ -124,7 +122,7 @@ def _same_function(f: types.FunctionType, g: types.FunctionType, annotations: ob
     )
 
 
-def _typing_part(walk: Walk, name: str, value: object) -> object:
+def _typing_part(walk: Encoder, name: str, value: object) -> object:
     """What ``typing.NamedTuple`` added, read: annotations by name, ``__orig_bases__`` as the one it sets, the class
     statement's line and static attributes as their labels."""
     if name == "__orig_bases__" and value == (typing.NamedTuple,):

@@ -17,18 +17,16 @@ numpy has no exact image of (float8, complex32) is refused in one line.  **Not r
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pdp_audit.verify.inputs.release_arrays import read_values
-
-if TYPE_CHECKING:  # the walk imports this module
-    from pdp_audit.verify.inputs.release_codec import Walk
+from pdp_audit.verify.inputs.release_walk import Encoder
 
 #: How to return a tensor the module does not read.
 FIX = "return a dense torch.Tensor of its own (x.detach().clone()), or convert it to numpy"
 
 
-def read(walk: Walk, x: Any) -> bool:
+def read(walk: Encoder, x: Any) -> bool:
     """Whether ``x`` is a torch tensor, encoded (module notes), or refused in one line."""
     torch = sys.modules.get("torch")
     if torch is None or not isinstance(x, torch.Tensor):
