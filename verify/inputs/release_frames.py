@@ -81,11 +81,12 @@ def read(walk: Encoder, x: object) -> bool:
         walk.value(values(walk, x))
     elif kind is pd.DataFrame:
         _own_attributes(walk, x)
-        dtypes = tuple(dtype_label(walk, d) for d in list(x.dtypes))
+        columns = [column for _, column in x.items()]  # by position (a name may repeat), as Series of pandas' arrays
+        dtypes = tuple(dtype_label(walk, column.dtype) for column in columns)
         walk.node(("DataFrame", walk.label(x.index), walk.label(x.columns), dtypes, walk.label(x.attrs),
                    x.flags.allows_duplicate_labels))  # fmt: skip
-        for i in range(x.shape[1]):
-            walk.value(values(walk, x.iloc[:, i]))
+        for column in columns:
+            walk.value(values(walk, column))
     elif kind.__name__ in INDEXES and kind is getattr(pd, kind.__name__):
         walk.node(("Index", *_index_parts(walk, x)))
     else:
