@@ -15,10 +15,11 @@ by class (the exact classes only: a subclass may declare ``_metadata`` of its ow
   gives it back (a custom business day's holidays are not in its string: refused).
 * A dtype: a numpy dtype as :mod:`release_arrays` accepts it; the nullable integer, float and boolean dtypes (one
   dtype a class); ``StringDtype`` its storage and missing value; ``CategoricalDtype`` its categories (unused ones
-  included) and order; ``DatetimeTZDtype`` its unit and time zone (a ``datetime.timezone`` by its ``repr`` -- offset
-  and name --, a ``zoneinfo.ZoneInfo`` by its key).  An extension dtype's values are read as ``to_numpy(dtype=object)``
-  gives them (exact Python values and ``pd.NA``); a nullable array with a missing value is refused (pickle writes
-  the value its private buffer keeps under it).  Sparse, interval, period, Arrow and other dtypes are refused.
+  included) and order, its values read as their codes; ``DatetimeTZDtype`` its unit and time zone (a
+  ``datetime.timezone`` by its ``repr`` -- offset and name --, a ``zoneinfo.ZoneInfo`` by its key).  Another
+  extension dtype's values are read as ``to_numpy(dtype=object)`` gives them (exact Python values and ``pd.NA``); a
+  nullable array with a missing value is refused (pickle writes the value its private buffer keeps under it).
+  Sparse, interval, period, Arrow and other dtypes are refused.
 * ``pd.NA``, ``pd.NaT``; a ``Timestamp`` its ticks, unit, time zone and ``fold``; a ``Timedelta`` its ticks and unit.
 
 An object with an instance attribute that a fresh one of its class does not have (``s.secret = x``) is refused.
@@ -96,11 +97,14 @@ def read(walk: Encoder, x: object) -> bool:
 
 def values(walk: Encoder, x: Any) -> np.ndarray:
     """A pandas Series' or Index's values, exactly: its numpy array (a view of pandas' own, module notes), or for an
-    extension dtype its values as Python objects (``to_numpy`` would turn an ``Int64`` into rounded floats).  A
+    extension dtype its values as Python objects (``to_numpy`` would turn an ``Int64`` into rounded floats), for a
+    categorical its codes (``Categorical.codes``, public: a view of its own, read with its base).  A
     nullable array with a missing value is refused: the value under it stays in pandas' private buffer, which pickle
     writes (``s[0] = pd.NA`` keeps what was there)."""
     if isinstance(x.dtype, np.dtype):
         return x.to_numpy()
+    if type(x.dtype) is sys.modules["pandas"].CategoricalDtype:  # its codes: its categories are in its dtype
+        return x.array.codes
     if type(x.dtype).__name__ in MASKED and x.isna().any():
         walk.refuse(
             f"a pandas object of dtype {x.dtype} with missing values (the value under each stays in a private "
