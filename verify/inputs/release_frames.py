@@ -138,7 +138,10 @@ def _freq_label(walk: Encoder, index: Any) -> str | None:
     freq = index.freq
     if freq is None:
         return None
-    again = sys.modules["pandas"].tseries.frequencies.to_offset(freq.freqstr)
+    try:
+        again = sys.modules["pandas"].tseries.frequencies.to_offset(freq.freqstr)
+    except (TypeError, ValueError):  # a string it does not parse back
+        again = None
     if type(again) is not type(freq) or again != freq:
         walk.refuse(f"a {type(index).__name__} whose freq {freq!r} is not given back by its string",
                     "return it without that freq")  # fmt: skip
@@ -183,7 +186,7 @@ def tz_label(walk: Encoder, tz: Any) -> tuple | None:
 
 def _own_attributes(walk: Encoder, x: Any) -> None:
     """Refuse ``x`` where it holds an instance attribute a fresh object of its class does not (module notes)."""
-    extra = set(vars(x)) - _fresh_attributes(type(x).__name__) - CACHES
+    extra = set(getattr(x, "__dict__", ())) - _fresh_attributes(type(x).__name__) - CACHES
     if extra:
         walk.refuse(
             f"a pandas {type(x).__name__} with attributes {sorted(extra)} of its own",
@@ -206,4 +209,4 @@ def _fresh_attributes(kind: str) -> frozenset:
         "IntervalIndex": lambda: pd.interval_range(0, 2),
         "Timestamp": lambda: pd.Timestamp("2024-01-01"), "Timedelta": lambda: pd.Timedelta(1),
     }  # fmt: skip
-    return frozenset(vars(fresh[kind]()))
+    return frozenset(getattr(fresh[kind](), "__dict__", ()))

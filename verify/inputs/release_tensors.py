@@ -60,7 +60,7 @@ def _refusal(x: Any) -> str | None:
     """Why a dense tensor is not read (module notes), as the words after "a torch tensor"; None where it is."""
     if x.grad_fn is not None:
         return f"attached to an autograd graph (grad_fn {type(x.grad_fn).__name__}: it holds what it was computed from)"
-    attributes = vars(x)
+    attributes = getattr(x, "__dict__", None)
     if attributes:
         return f"with attributes {sorted(map(str, attributes))} of its own"
     if x.storage_offset() != 0 or x.untyped_storage().nbytes() != x.numel() * x.element_size():
