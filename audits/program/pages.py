@@ -136,15 +136,15 @@ def coordinate_names(structure: tuple, size: int) -> list[str]:
             for key in node[-1]:
                 walk(f"{prefix}.{_key_name(key)}" if prefix else _key_name(key))
         elif tag in ("tuple", "list", "namedtuple"):
-            fields = node[3] if tag == "namedtuple" else ()
+            fields = node[-2] if tag == "namedtuple" else ()
             for i in range(node[-1]):
                 walk(f"{prefix}.{fields[i]}" if fields else f"{prefix}[{i}]")
         elif tag == "Series":
             walk(prefix)
         elif tag == "DataFrame":
-            for _ in range(1 if node[-1] else len(node[3])):
+            for _ in range(len(node[3])):
                 walk(prefix)
-        elif tag in ("ndarray", "numpy"):
+        elif tag in ("ndarray", "numpy", "torch"):
             _array_names(node, prefix, names, walk)
         elif tag in ("float", "int", "bool"):
             names.append(prefix or "the release")
@@ -161,7 +161,10 @@ def coordinate_names(structure: tuple, size: int) -> list[str]:
 
 def _array_names(node: tuple, prefix: str, names: list[str], walk: Callable[[str], None]) -> None:
     """The names of an encoded array's numbers (an object array's items walked in turn)."""
-    char, shape = node[-4], tuple(node[-2])
+    char, shape, layout = node[-4], tuple(node[-2]), node[-5]
+    if isinstance(layout, tuple) and layout[2] is not None:  # a view: its numbers are its base's
+        walk(prefix)
+        return
     if char in "USV":
         return
     positions = [", ".join(map(str, i)) for i in np.ndindex(*shape)]
@@ -173,6 +176,8 @@ def _array_names(node: tuple, prefix: str, names: list[str], walk: Callable[[str
         names.extend(f"{name}.{part}" for name in at for part in ("real", "imag"))
     else:
         names.extend(at)
+    if layout == "grad":  # a tensor's gradient follows it
+        walk(f"{prefix}.grad" if prefix else "grad")
 
 
 def _key_name(key: tuple) -> str:
