@@ -26,8 +26,8 @@ from pdp_audit.audits.program.analysis import Analysis, PairResult
 from pdp_audit.audits.program.estimated import Estimated
 from pdp_audit.audits.program.findings import Rescaled, Unshifted, rank
 from pdp_audit.audits.program.isolated import Isolated, line
-from pdp_audit.audits.program.recorder import NOT_RECORDED, REPEATED
-from pdp_audit.audits.program.sources import UNREPLAYABLE, named
+from pdp_audit.audits.program.recorder import NOT_RECORDED, REPEATED, UNREPLAYABLE
+from pdp_audit.audits.program.sources import named
 from pdp_audit.reports.records import Verdict
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare
 
@@ -119,6 +119,8 @@ def _record(analysis: Analysis) -> Evidence:
             if any(UNREPLAYABLE in line for line in unrecorded)
             else f"The program draws a recorded stream twice (a copy or a saved state of it).{seen}"
             if any(REPEATED in line for line in unrecorded)
+            else f"D's record does not give its release in a fresh process.{seen}"
+            if analysis.elsewhere is not None and not analysis.elsewhere.same
             else "Replaying the recorded draws on D gives another release: the program draws "
             f"randomness the recorder does not see ({NOT_RECORDED}).{seen}",
             details=details,
@@ -126,15 +128,21 @@ def _record(analysis: Analysis) -> Evidence:
     return Evidence(
         CHECKS["program-record"],
         verdict="pass",
-        note=f"{len(analysis.recorded.calls)} primitive call(s) recorded; the replay on D reproduces the release."
-        + seen,
+        note=f"{len(analysis.recorded.calls)} primitive call(s) recorded; the replay on D reproduces the release"
+        + ("" if analysis.elsewhere is None else " here and in a fresh process (another hash seed, addresses, time)")
+        + f".{seen}",
         details=details,
     )
 
 
 def _unrecorded(analysis: Analysis) -> list[str]:
-    """The randomness each draw set's record on D used and did not record (:mod:`.sources`), one line each."""
-    return named([d.recorded for d in analysis.draw_sets] or [analysis.recorded])
+    """The randomness each draw set's record on D and each neighbour's replay used and did not record
+    (:mod:`.sources`, :mod:`.entropy`), and what D's record replayed in a fresh process showed
+    (:mod:`.fresh_process`), one line each."""
+    runs = [d.recorded for d in analysis.draw_sets] or [analysis.recorded]
+    runs += [p.comparison.replayed for p in analysis.pairs if p.comparison.replayed is not None]
+    elsewhere = analysis.elsewhere
+    return named(runs) + ([elsewhere.line] if elsewhere is not None and not elsewhere.same else [])
 
 
 def _structure(analysis: Analysis) -> Evidence:
