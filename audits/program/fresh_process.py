@@ -32,9 +32,13 @@ other seed either way) and make its findings change from run to run.
 
 from __future__ import annotations
 
+import importlib
 import os
 import pickle
+import sys
+import types
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -89,6 +93,7 @@ def replayed_elsewhere(program: Callable, data: Any, recorded: trace.Run) -> Els
     try:
         outcome = run_isolated(
             replay_here,
+            _module_root(program),
             payload,
             target="the program, replayed in a fresh process,",
             environment={"PYTHONHASHSEED": other_hash_seed()},
@@ -117,13 +122,51 @@ def _packed(program: Callable, data: Any, calls: list) -> bytes | str:
         )
 
 
-def replay_here(payload: bytes) -> tuple:
-    """In the fresh process: the program replayed on D with D's recorded calls; ``("release", structure, numbers)``,
-    or ``(what happened, one line)`` where it could not be read, raised or diverged."""
+def _module_root(program: Callable) -> str | None:
+    """The folder from which the program's module is imported (its file's folder, above its package's), which this
+    process's ``sys.path`` may no longer hold (a module imported with a folder put on the path for its import
+    alone), or None where it has no file."""
+    name = str(getattr(program, "__module__", "") or "")
+    module = sys.modules.get(name)
+    where = getattr(module, "__file__", None)
+    if not name or name == "__main__" or not isinstance(where, str):
+        return None
+    levels = name.count(".") + (1 if os.path.basename(where).startswith("__init__.") else 0)
+    return str(Path(where).resolve().parents[levels])
+
+
+def _at_home(program: Any) -> Any:
+    """A function sent by value (a closure, a lambda: cloudpickle copies the names of its module it reads) made again
+    in the namespace of its module, imported anew here -- as a function sent by its name is: its module's names bound
+    to a randomness source are then rebound for the replay (:mod:`.bound_names`), and its module's state is this
+    process's own.  Where its module cannot be imported here, the function as sent."""
+    name = getattr(program, "__module__", None)
+    if not isinstance(program, types.FunctionType) or not isinstance(name, str) or name == "__main__":
+        return program
+    try:
+        module = importlib.import_module(name)
+    except Exception:  # the user's module failing at import: the function as sent
+        return program
+    if program.__globals__ is module.__dict__:
+        return program
+    code, cells = program.__code__, program.__closure__
+    made = types.FunctionType(code, module.__dict__, program.__name__, program.__defaults__, cells)
+    made.__kwdefaults__, made.__qualname__ = program.__kwdefaults__, program.__qualname__
+    made.__dict__.update(program.__dict__)
+    return made
+
+
+def replay_here(root: str | None, payload: bytes) -> tuple:
+    """In the fresh process: the program replayed on D with D's recorded calls (``root``: the folder its module is
+    imported from, put last on ``sys.path``); ``("release", structure, numbers)``, or ``(what happened, one line)``
+    where it could not be read, raised or diverged."""
+    if root is not None and root not in sys.path:
+        sys.path.append(root)
     try:
         program, data, calls = pickle.loads(payload)
     except Exception as err:  # a module or an object that cannot be made again here
         return ("unread", f"the program cannot be loaded there ({type(err).__name__}: {err})"[:300])
+    program = _at_home(program)
     try:
         again = trace.replay(program, data, calls)
     except trace.Divergence as divergence:
