@@ -4,8 +4,9 @@ another audit).
 
 Checks, one family at the run's α:
 
-* ``program-record`` (exact): the program replays its recorded draws on D to the same release -- else it draws
-  randomness the recorder does not see, and nothing structural is trusted (inconclusive);
+* ``program-record`` (exact): the program replays its recorded draws on D to the same release -- and, before a
+  certificate, in a fresh process (:mod:`.fresh_process`) -- and draws, on D or on a neighbour, no randomness the
+  audit cannot replay (:mod:`.entropy`); else nothing structural is trusted (inconclusive);
 * ``program-structure`` (exact): on every neighbour searched, the replay with D's draws follows the same calls and
   the release differs only where the recorded noise carries it -- a divergence, a noise-free coordinate or structure
   that differs, a scale taken from the data are findings with their witness (inconclusive: a finding to confirm;

@@ -1,8 +1,10 @@
 """The program audit's exact checks decided once, from the typed findings of every pair (:mod:`.findings`), their
 compositions (:mod:`.accounting`) and the primitives audited in isolation (:mod:`.isolated`): :func:`decide`.
 
-* ``program-record``: pass where every draw set's record replays on D to its release, else inconclusive (randomness
-  the recorder does not see: nothing structural is trusted).
+* ``program-record``: pass where every draw set's record replays on D to its release, D's record gives it in a fresh
+  process too where it was replayed there (:mod:`.fresh_process`), and no run on D or on a neighbour drew randomness
+  the audit cannot replay (:mod:`.entropy`); else inconclusive (randomness the recorder does not see: nothing
+  structural is trusted).
 * ``program-structure``: pass where no pair has a structural finding; fail where one is exact (released noise whose
   scale moves, against a pure claim); else inconclusive, its witness the pair of highest order
   (:attr:`.PairResult.order`).

@@ -32,10 +32,13 @@ draws are its law's, recorded with it.
 
 Soundness: a run that noted none of them drew no entropy of the operating system through Python's own functions.
 Not seen (the fresh process's replay, :mod:`.fresh_process`, catches what changes the release on most runs, not a
-rare coin): entropy drawn in compiled code (an extension calling ``getrandom(2)``, ``RDRAND``), a descriptor held
-open outside ``/proc/self/fd``'s view (no ``/proc``: macOS), a process the program starts, numpy's generators made
-through a name not replaced (``np.random.mtrand.RandomState()``), and the interpreter's own state -- the hash seed,
-object addresses, the clock, the process id, thread scheduling -- which the fresh process varies.
+rare coin): entropy drawn in compiled code (an extension calling ``getrandom(2)``, ``RDRAND``, ``ctypes``), a
+descriptor held open outside ``/proc/self/fd``'s view (no ``/proc``: macOS), a process the program starts, one of
+these functions taken before the session and held where :mod:`.bound_names` does not look (a default argument
+``_u=os.urandom``, a closure, a container), a generator class reached past its stand-in
+(``random.Random.__bases__[0]()``, ``np.random.mtrand.RandomState()``: seeded by the operating system in compiled
+code), and the interpreter's own state -- the hash seed, object addresses, the clock (``/proc/uptime`` included),
+the process id, thread scheduling -- which the fresh process varies.
 """
 
 from __future__ import annotations
