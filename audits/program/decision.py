@@ -141,10 +141,13 @@ def _unrecorded(analysis: Analysis) -> list[str]:
     """The randomness each draw set's record on D and each neighbour's replay used and did not record
     (:mod:`.sources`, :mod:`.entropy`), and what D's record replayed in a fresh process showed
     (:mod:`.fresh_process`), one line each."""
-    runs = [d.recorded for d in analysis.draw_sets] or [analysis.recorded]
-    runs += [p.comparison.replayed for p in analysis.pairs if p.comparison.replayed is not None]
+    lines = named([d.recorded for d in analysis.draw_sets] or [analysis.recorded])
+    replays = [p.comparison.replayed for p in analysis.pairs if p.comparison.replayed is not None]
+    # from the neighbours' replays, what keeps the claim undecided only (a constant seed read from D′ is D's kind)
+    lines += [str(note) for run in replays for note in run.unrecorded if note.undecided]
     elsewhere = analysis.elsewhere
-    return named(runs) + ([elsewhere.line] if elsewhere is not None and not elsewhere.same else [])
+    lines += [elsewhere.line] if elsewhere is not None and not elsewhere.same else []
+    return list(dict.fromkeys(lines))
 
 
 def _structure(analysis: Analysis) -> Evidence:

@@ -40,9 +40,8 @@ _WITH_DATA = ("choice", "permutation", "shuffle", "permuted")
 _UNWRAPPED = ("bit_generator",)
 #: Randomness the recorder cannot see: the certificate says so.
 NOT_RECORDED = (
-    "randomness the audit does not record (draws in compiled code; the interpreter's hash seed, object addresses, "
-    "the clock, the process id) -- a replay that differs from its record on D, or D's record replayed in a fresh "
-    "process that gives another release, says so; one that changes the release only rarely is not seen"
+    "randomness the audit does not record that rarely changes the release (compiled code, the clock, hash seed) -- "
+    "a replay on D, here or in a fresh process, shows the rest"
 )
 
 
