@@ -65,8 +65,10 @@ from pdp_audit.audits.program.findings import (
 from pdp_audit.audits.program.findings import (
     criterion as objective,
 )
+from pdp_audit.audits.program.fresh_process import Elsewhere
 from pdp_audit.audits.program.neighbours import Neighbour, identity, neighbours, non_finite
 from pdp_audit.audits.program.recorder import LOCATION_FAMILIES
+from pdp_audit.audits.program.sources import replayable
 from pdp_audit.verify.core.candidate_search import maximise
 
 
@@ -180,11 +182,19 @@ class Analysis:
     #: further draw sets that took a path of their own past :data:`MOST_PATHS`: recorded on D and replayed on the
     #: sentinels only
     unreplayed: int = 0
+    #: D's record replayed in a fresh process (:mod:`.fresh_process`; None: not yet, made only where the exact checks
+    #: would otherwise certify)
+    elsewhere: Elsewhere | None = None
 
     @property
     def reproducible(self) -> bool:
-        """Every draw set's record replays on D to its release."""
-        return all(d.probe.reproducible for d in self.draw_sets) if self.draw_sets else self.probe.reproducible
+        """Every draw set's record replays on D to its release, no neighbour's replay drew randomness the audit
+        cannot replay (the program may draw it on D′ alone), and D's record gives its release in a fresh process
+        where it was replayed there."""
+        recorded = all(d.probe.reproducible for d in self.draw_sets) if self.draw_sets else self.probe.reproducible
+        replays = [p.comparison.replayed for p in self.pairs]
+        drawn = all(replayable(run.unrecorded) for run in replays if run is not None)
+        return recorded and drawn and (self.elsewhere is None or self.elsewhere.same)
 
     def unshifted(self) -> Unshifted | None:
         """The calls whose draws the probe cannot shift nor the composition account (:func:`_blind`), where some

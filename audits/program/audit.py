@@ -4,8 +4,9 @@ another audit).
 
 Checks, one family at the run's α:
 
-* ``program-record`` (exact): the program replays its recorded draws on D to the same release -- else it draws
-  randomness the recorder does not see, and nothing structural is trusted (inconclusive);
+* ``program-record`` (exact): the program replays its recorded draws on D to the same release -- and, before a
+  certificate, in a fresh process (:mod:`.fresh_process`) -- and draws, on D or on a neighbour, no randomness the
+  audit cannot replay (:mod:`.entropy`); else nothing structural is trusted (inconclusive);
 * ``program-structure`` (exact): on every neighbour searched, the replay with D's draws follows the same calls and
   the release differs only where the recorded noise carries it -- a divergence, a noise-free coordinate or structure
   that differs, a scale taken from the data are findings with their witness (inconclusive: a finding to confirm;
@@ -37,7 +38,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import confirmation, feasibility, isolated, screening, smaller, trace
+from pdp_audit.audits.program import confirmation, feasibility, fresh_process, isolated, screening, smaller, trace
 from pdp_audit.audits.program.analysis import Analysis, PairResult, analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.audits.program.confirmation import Run
@@ -137,6 +138,9 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
     audits = [] if confirm is None else _isolated(analysis, config, confirm, (program, data))
     estimate = estimated(analysis.pairs, audits, config.alpha)
     evidence = decide(analysis, (epsilon, delta), config.law, audits, estimate)
+    if all(e.verdict == "pass" for e in evidence):  # before a certificate: D's record replayed in a fresh process
+        analysis.elsewhere = fresh_process.replayed_elsewhere(program, data, analysis.recorded)
+        evidence = decide(analysis, (epsilon, delta), config.law, audits, estimate)
     if confirm is not None and any(e.verdict != "pass" for e in evidence):
         evidence += _confirmations(analysis, (program, data), config, confirm, evidence)
     parameters = {**_parameters(config, analysis), "libraries": used_libraries(program, analysis)}

@@ -1,8 +1,10 @@
 """The program audit's exact checks decided once, from the typed findings of every pair (:mod:`.findings`), their
 compositions (:mod:`.accounting`) and the primitives audited in isolation (:mod:`.isolated`): :func:`decide`.
 
-* ``program-record``: pass where every draw set's record replays on D to its release, else inconclusive (randomness
-  the recorder does not see: nothing structural is trusted).
+* ``program-record``: pass where every draw set's record replays on D to its release, D's record gives it in a fresh
+  process too where it was replayed there (:mod:`.fresh_process`), and no run on D or on a neighbour drew randomness
+  the audit cannot replay (:mod:`.entropy`); else inconclusive (randomness the recorder does not see: nothing
+  structural is trusted).
 * ``program-structure``: pass where no pair has a structural finding; fail where one is exact (released noise whose
   scale moves, against a pure claim); else inconclusive, its witness the pair of highest order
   (:attr:`.PairResult.order`).
@@ -26,8 +28,8 @@ from pdp_audit.audits.program.analysis import Analysis, PairResult
 from pdp_audit.audits.program.estimated import Estimated
 from pdp_audit.audits.program.findings import Conditioned, Rescaled, Unshifted, rank
 from pdp_audit.audits.program.isolated import Isolated, line
-from pdp_audit.audits.program.recorder import NOT_RECORDED, REPEATED
-from pdp_audit.audits.program.sources import UNREPLAYABLE, named
+from pdp_audit.audits.program.recorder import NOT_RECORDED, REPEATED, UNREPLAYABLE
+from pdp_audit.audits.program.sources import named
 from pdp_audit.reports.records import Verdict
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare
 
@@ -119,6 +121,8 @@ def _record(analysis: Analysis) -> Evidence:
             if any(UNREPLAYABLE in line for line in unrecorded)
             else f"The program draws a recorded stream twice (a copy or a saved state of it).{seen}"
             if any(REPEATED in line for line in unrecorded)
+            else f"D's record does not give its release in a fresh process.{seen}"
+            if analysis.elsewhere is not None and not analysis.elsewhere.same
             else "Replaying the recorded draws on D gives another release: the program draws "
             f"randomness the recorder does not see ({NOT_RECORDED}).{seen}",
             details=details,
@@ -126,15 +130,24 @@ def _record(analysis: Analysis) -> Evidence:
     return Evidence(
         CHECKS["program-record"],
         verdict="pass",
-        note=f"{len(analysis.recorded.calls)} primitive call(s) recorded; the replay on D reproduces the release."
-        + seen,
+        note=f"{len(analysis.recorded.calls)} primitive call(s) recorded; the replay on D reproduces the release"
+        + ("" if analysis.elsewhere is None else " here and in a fresh process (another hash seed, addresses, time)")
+        + f".{seen}",
         details=details,
     )
 
 
 def _unrecorded(analysis: Analysis) -> list[str]:
-    """The randomness each draw set's record on D used and did not record (:mod:`.sources`), one line each."""
-    return named([d.recorded for d in analysis.draw_sets] or [analysis.recorded])
+    """The randomness each draw set's record on D and each neighbour's replay used and did not record
+    (:mod:`.sources`, :mod:`.entropy`), and what D's record replayed in a fresh process showed
+    (:mod:`.fresh_process`), one line each."""
+    lines = named([d.recorded for d in analysis.draw_sets] or [analysis.recorded])
+    replays = [p.comparison.replayed for p in analysis.pairs if p.comparison.replayed is not None]
+    # from the neighbours' replays, what keeps the claim undecided only (a constant seed read from D′ is D's kind)
+    lines += [str(note) for run in replays for note in run.unrecorded if note.undecided]
+    elsewhere = analysis.elsewhere
+    lines += [elsewhere.line] if elsewhere is not None and not elsewhere.same else []
+    return list(dict.fromkeys(lines))
 
 
 def _structure(analysis: Analysis) -> Evidence:

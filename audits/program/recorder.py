@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import sys
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
@@ -39,8 +40,8 @@ _WITH_DATA = ("choice", "permutation", "shuffle", "permuted")
 _UNWRAPPED = ("bit_generator",)
 #: Randomness the recorder cannot see: the certificate says so.
 NOT_RECORDED = (
-    "randomness the audit does not record (names bound at import; draws of scikit-learn, compiled code) -- "
-    "a replay that differs from its record on D says so"
+    "randomness the audit does not record that rarely changes the release (compiled code, the clock, hash seed) -- "
+    "a replay on D, here or in a fresh process, shows the rest"
 )
 
 
@@ -64,6 +65,9 @@ REPEATED = (
     "a recorded generator's state copied, saved or restored: its draws repeat recorded ones, which the audit would "
     "count as fresh noise (undecided)"
 )
+
+#: Why a source the audit cannot replay keeps the claim undecided (:mod:`.entropy`; :mod:`.sources`).
+UNREPLAYABLE = "randomness the audit cannot replay: the claim stays undecided"
 
 #: Why a seeded source is not recorded (:mod:`.sources`, :mod:`.torch_draws`).
 FIXED = "noise seeded with a constant: not random (its draws are not recorded; the audit does not count them as noise)"
@@ -240,12 +244,17 @@ _NOT_THE_PROGRAM = (
 )  # fmt: skip
 
 
+#: The standard library's top-level modules: a frame of theirs is not the program's either (``uuid.uuid4``'s
+#: ``os.urandom``, ``pathlib``'s ``open`` are the program's call of ``uuid4``, of ``Path.open``).
+_STANDARD = frozenset(sys.stdlib_module_names)
+
+
 def _program_line() -> str:
-    """``file.py:line`` of the innermost frame outside :data:`_NOT_THE_PROGRAM` (the program's own call of the
-    primitive, or of the library that made it), or "" where there is none."""
+    """``file.py:line`` of the innermost frame outside :data:`_NOT_THE_PROGRAM` and the standard library (the
+    program's own call of the primitive, or of the library that made it), or "" where there is none."""
     for frame, line in traceback.walk_stack(None):
-        module = str(frame.f_globals.get("__name__", ""))
-        if module.split(".", 1)[0] not in _NOT_THE_PROGRAM:
+        top = str(frame.f_globals.get("__name__", "")).split(".", 1)[0]
+        if top not in _NOT_THE_PROGRAM and top not in _STANDARD:
             return f"{os.path.basename(frame.f_code.co_filename)}:{line}"
     return ""
 

@@ -75,7 +75,7 @@ import threading
 import time
 import traceback
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.verify.core.float_rules import own_float_rules, user_float_rules
@@ -120,8 +120,11 @@ class ChildTraceback(Exception):
 # --- this side --------------------------------------------------------------------------------------------------
 
 
-def run_isolated(function: Callable[..., Any], *args: Any, target: str) -> Any:
-    """``function(*args)`` in a child Python process; see the module's docstring."""
+def run_isolated(
+    function: Callable[..., Any], *args: Any, target: str, environment: Mapping[str, str] | None = None
+) -> Any:
+    """``function(*args)`` in a child Python process; see the module's docstring.  ``environment``: variables the
+    child's environment sets beside this process's (the program audit's fixed ``PYTHONHASHSEED``)."""
     if sys.platform == "win32":  # pragma: no cover - no select() on pipes, no process groups: the work runs here
         return function(*args)
 
@@ -135,7 +138,8 @@ def run_isolated(function: Callable[..., Any], *args: Any, target: str) -> Any:
             pass
     try:
         command = [sys.executable, "-c", _CHILD, str(work_r), str(result_w)]
-        child = subprocess.Popen(command, pass_fds=(work_r, result_w))
+        variables = None if environment is None else {**os.environ, **environment}
+        child = subprocess.Popen(command, pass_fds=(work_r, result_w), env=variables)
     finally:
         os.close(work_r)
         os.close(result_w)
