@@ -104,17 +104,13 @@ def replayed_elsewhere(program: Callable, data: Any, recorded: trace.Run) -> Els
 
 
 def _packed(program: Callable, data: Any, calls: list) -> bytes | str:
-    """The program, D and its recorded calls as bytes for the fresh process, or why they cannot be: cloudpickle where
-    it is installed (it sends a closure or a function of ``__main__`` by value, with its module's values as they are
-    here; a module's function by its name, imported anew there), else pickle (a function by its name only)."""
-    try:
-        import cloudpickle  # deferred: optional (installed with dask); pickle where it is not
+    """The program, D and its recorded calls as bytes for the fresh process, or why they cannot be: cloudpickle sends
+    a closure or a function of ``__main__`` by value, with its module's values as they are here, and a module's
+    function by its name, imported anew there."""
+    import cloudpickle  # deferred: the audit's import stays light
 
-        dumps: Callable[[Any], bytes] = cloudpickle.dumps
-    except ImportError:
-        dumps = pickle.dumps
     try:
-        return dumps((program, data, calls))
+        return cloudpickle.dumps((program, data, calls))
     except Exception as err:  # what the user's objects raise when pickled: any exception
         return (
             f"the program or its record cannot be sent to another process ({type(err).__name__}: {err}"[:200]
