@@ -138,11 +138,16 @@ def test_a_generator_kept_from_an_earlier_call_draws_for_the_run_under_way(tmp_p
 
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize(
-    "target, rows, trials",
-    [("kept_spent_twice", 3, "100"), ("kept_size_as_public", 12, "1000")],
+    "target, rows, trials, confirmed",
+    [
+        ("kept_spent_twice", 3, "100", "Witness pair: D and"),
+        ("kept_size_as_public", 12, "1000", "Run on a smaller pair"),
+    ],
     ids=["black-box-witness", "smaller-pair"],
 )
-def test_the_confirmations_run_a_program_that_keeps_its_generator(tmp_path, monkeypatch, capsys, target, rows, trials):
+def test_the_confirmations_run_a_program_that_keeps_its_generator(
+    tmp_path, monkeypatch, capsys, target, rows, trials, confirmed
+):
     """The black box's releases (on the witness pair) and a smaller pair's analysis ran the program outside the
     analysis's runs, where a kept generator diverged on its old tape (exit 4).  Outside every run it draws as it is;
     the refutations stand (the budget spent twice by composition; the size read as public on a smaller pair)."""
@@ -150,7 +155,7 @@ def test_the_confirmations_run_a_program_that_keeps_its_generator(tmp_path, monk
     code = _program(target, "--draw-sets", "1", trials=trials)
     out = capsys.readouterr().out
     assert code == 1, out
-    assert "program-confirm:" in out, out
+    assert confirmed in next(line for line in out.splitlines() if "program-confirm:" in line), out
 
 
 # --- noise drawn in a process the program starts -----------------------------------------------------------------
