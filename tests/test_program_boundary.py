@@ -152,11 +152,12 @@ if os.environ.get("FORK_AT_IMPORT"):
 def forks_once(data, rng):
     with open("calls.txt", "a") as calls:
         calls.write(f"{os.getpid()}\\n")
+    noise = rng.laplace(0.0, 1.0)  # drawn before the fork: a draw in the copy would keep the claim undecided
     if not FORKED:
         FORKED.append(1)
         os.fork()  # the copy returns into the audit
     values = np.nan_to_num(data["value"].to_numpy(dtype=float))
-    return float(np.clip(values, 0.0, 1.0).sum()) + rng.laplace(0.0, 1.0)
+    return float(np.clip(values, 0.0, 1.0).sum()) + noise
 """
 
 

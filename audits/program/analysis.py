@@ -37,6 +37,7 @@ from pdp_audit.audits.program import (
     exact_shifts,
     library_steps,
     paths,
+    reproduction,
     rounded_steps,
     search,
     through,
@@ -411,6 +412,7 @@ def analyse(
     if budget.active:
         named = Named([drawn for drawn, _ in replays], list(pairs))
         pairs += _searched(program, data, relation, bounds, named, claim, seed, budget)
+    _replayed_last(program, data, [drawn for drawn, _ in replays])
     return Analysis(
         first.recorded,
         first.probe,
@@ -422,6 +424,25 @@ def analyse(
         recorded_sets=max(1, draw_sets),
         unreplayed=unreplayed,
     )
+
+
+def _replayed_last(program: Callable, data: Any, draw_sets: list[DrawSet]) -> None:
+    """Each draw set's record replayed on D once more, after every neighbour was replayed and read
+    (:mod:`.reproduction`): where it no longer gives the record's release (a state the program keeps moved while the
+    audit ran), its probe is marked not reproducible, saying how (its claim undecided, :func:`.decision.decide`)."""
+    with trace.Session(program) as session:
+        for drawn in draw_sets:
+            if not drawn.probe.reproducible:
+                continue
+            session.draws(drawn.seed)
+            replayed = functools.partial(trace.replay, session, data, drawn.recorded.calls)
+            try:
+                again = reproduction.reproduced(replayed, drawn.recorded)
+            except trace.ProgramFault as fault:  # a fault on D now, not on the record's run: the program's state
+                again = reproduction.Reproduction(False, f"raises ({fault})")
+            if not again.same:
+                drawn.probe.reproducible = False
+                drawn.probe.departed = f"after the neighbours {again.how or 'gives another release'}"
 
 
 def _further(

@@ -38,7 +38,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import confirmation, feasibility, fresh_process, isolated, screening, smaller, trace
+from pdp_audit.audits.program import (
+    confirmation,
+    feasibility,
+    file_reads,
+    fresh_process,
+    isolated,
+    screening,
+    smaller,
+    trace,
+)
 from pdp_audit.audits.program.analysis import Analysis, PairResult, analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.audits.program.confirmation import Run
@@ -93,9 +102,17 @@ def parse_data(path: str, raw: bytes) -> Any:
     import pandas as pd
 
     try:
-        return pd.read_csv(io.BytesIO(raw))
+        table = pd.read_csv(io.BytesIO(raw))
+        header = pd.read_csv(io.BytesIO(raw), header=None, nrows=1, dtype=str, keep_default_na=False)
     except (OSError, ValueError) as err:
         raise InputError(f"--data: cannot read {path!r} ({err})"[:300]) from None
+    names = header.iloc[0].tolist() if len(header) else []
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:  # pandas renames the second ``a`` to ``a.1``: the program would read a column the file lacks
+        raise InputError(
+            f"--data: {shown(path)} has duplicate column names {duplicates}; every column needs its own name"
+        )
+    return table
 
 
 def _target(config: ProgramAuditConfig) -> tuple[Callable, Any, str]:
@@ -127,7 +144,17 @@ PROGRAM_SCOPES = {
 
 def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Callable | None = None):
     """The audit of ``config``'s program (module notes); ``confirm(samplers, epsilon, delta, trials, seed, law)``: the
-    black box's evidence on a pair of samplers ``(size, rng) -> releases`` (None: no confirmation)."""
+    black box's evidence on a pair of samplers ``(size, rng) -> releases`` (None: no confirmation).  The audited data
+    file (``config.data``), opened by the program itself while the audit runs, is one line (:mod:`.file_reads`)."""
+    try:
+        with file_reads.refused([] if config.data is None else [config.data]):
+            return _audited(config, progress, confirm)
+    except file_reads.DataFileRead as read:
+        name = config.program or str(getattr(config.target and config.target[0], "__qualname__", "program"))
+        raise InputError(read.words(name)) from None
+
+
+def _audited(config: ProgramAuditConfig, progress: bool, confirm: Callable | None):
     program, data, name = _target(config)
     epsilon, delta = config.claim_epsilon, config.claim_delta
     try:

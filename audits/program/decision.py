@@ -21,6 +21,7 @@ The run's verdict and exit code follow from these and the black box's confirmati
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -28,7 +29,7 @@ from pdp_audit.audits.program.analysis import Analysis, PairResult
 from pdp_audit.audits.program.estimated import Estimated
 from pdp_audit.audits.program.findings import Conditioned, Rescaled, Unshifted, rank
 from pdp_audit.audits.program.isolated import Isolated, line
-from pdp_audit.audits.program.recorder import NOT_RECORDED, REPEATED, UNREPLAYABLE
+from pdp_audit.audits.program.recorder import ELSEWHERE, NOT_RECORDED, REPEATED, UNREPLAYABLE
 from pdp_audit.audits.program.sources import named
 from pdp_audit.reports.records import Verdict
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare
@@ -106,27 +107,49 @@ def decide(
     composition = _composition(analysis, epsilon, delta, details, law)
     if isolated:
         composition = _with_isolated(composition, isolated, estimate, claim)
-    return [_record(analysis), _structure(analysis), composition]
+    checks = [_record(analysis), _structure(analysis), composition]
+    return checks if analysis.reproducible else [_untrusted(check) for check in checks]
+
+
+def _untrusted(check: Evidence) -> Evidence:
+    """``check`` where the record on D does not reproduce (:mod:`.reproduction`): a refutation read from the replays
+    is not exact, and stays undecided.  Every reading compares a replay with the record as the data's doing or the
+    noise's; a program whose replay on D departs from its record is no function of the data and the recorded draws
+    (a state it keeps, randomness the audit does not see), and a difference between its replays on D and D′ may be
+    the state's (``10·k + x + Lap(1)`` on its k-th call is DP at every k, and its replays differ by 10 a call)."""
+    if check.verdict != "fail":
+        return check
+    why = (
+        "Not exact: the record on D does not reproduce (program-record), so no difference between replays is read "
+        "as the data's doing. "
+    )
+    return dataclasses.replace(check, verdict="inconclusive", note=why + check.note)
+
+
+#: Why a record that does not reproduce keeps the claim undecided, by the unrecorded source its notes name first.
+UNREPRODUCED = (
+    (UNREPLAYABLE, "The program uses randomness the audit cannot replay."),
+    (REPEATED, "The program draws a recorded stream twice (a copy or a saved state of it)."),
+    (ELSEWHERE, "The program draws randomness in another process, which the audit does not record."),
+)
 
 
 def _record(analysis: Analysis) -> Evidence:
     unrecorded = _unrecorded(analysis)
-    details = {"trace": _trace(analysis, None), "unrecorded": unrecorded}
+    details: dict[str, Any] = {"trace": _trace(analysis, None), "unrecorded": unrecorded}
     seen = f" Randomness not recorded: {'; '.join(unrecorded)}." if unrecorded else ""
     if not analysis.reproducible:
-        return Evidence(
-            CHECKS["program-record"],
-            verdict="inconclusive",
-            note=f"The program uses randomness the audit cannot replay.{seen}"
-            if any(UNREPLAYABLE in line for line in unrecorded)
-            else f"The program draws a recorded stream twice (a copy or a saved state of it).{seen}"
-            if any(REPEATED in line for line in unrecorded)
-            else f"D's record does not give its release in a fresh process.{seen}"
-            if analysis.elsewhere is not None and not analysis.elsewhere.same
-            else "Replaying the recorded draws on D gives another release: the program draws "
-            f"randomness the recorder does not see ({NOT_RECORDED}).{seen}",
-            details=details,
-        )
+        why = next((w for source, w in UNREPRODUCED if any(source in line for line in unrecorded)), None)
+        departed = next((d.probe.departed for d in analysis.draw_sets if d.probe.departed), analysis.probe.departed)
+        if why is None and analysis.elsewhere is not None and not analysis.elsewhere.same:
+            why = "D's record does not give its release in a fresh process."
+        if why is None:  # no source the record noted says why: the replay itself does (:mod:`.reproduction`)
+            why = (
+                f"Replaying the recorded draws on D {departed or 'gives another release'}: randomness or state the "
+                f"audit does not record (a value the program keeps between calls; {NOT_RECORDED})."
+            )
+        details["departed"] = departed
+        return Evidence(CHECKS["program-record"], verdict="inconclusive", note=why + seen, details=details)
     return Evidence(
         CHECKS["program-record"],
         verdict="pass",
@@ -232,13 +255,12 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
             note=f"Every pair of {len(analysis.pairs)} within the claim; {summary}.",
             details={**details, "composed_epsilon": top.upper.pure, "composed_delta": top.upper.high},
         )
+    reasons = _conditioned(analysis.pairs) + _open_reasons(top, open_pairs, delta, unshifted, analysis.reproducible)
     return Evidence(
         spec,
         verdict="inconclusive",
         estimate=top.upper.high,
-        note=f"{summary}; "
-        + "; ".join(_conditioned(analysis.pairs) + _open_reasons(top, open_pairs, delta, unshifted))
-        + ".",
+        note=f"{summary}; " + "; ".join(reasons) + ".",
         details=details,
     )
 
@@ -267,7 +289,7 @@ def _refuted(analysis: Analysis, epsilon: float, delta: float, details: dict) ->
 
 
 def _open_reasons(
-    top: PairResult, open_pairs: list[PairResult], delta: float, unshifted: Unshifted | None
+    top: PairResult, open_pairs: list[PairResult], delta: float, unshifted: Unshifted | None, reproduced: bool = True
 ) -> list[str]:
     """Why a composition that does not refute does not certify either (``unshifted``: :meth:`Analysis.unshifted`)."""
     assert top.upper is not None
@@ -284,6 +306,8 @@ def _open_reasons(
         )
     if unshifted is not None:
         reasons.append(unshifted.line)
+    if not reproduced:
+        reasons.append("the record on D does not reproduce (program-record)")
     return reasons
 
 
