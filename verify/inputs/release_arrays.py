@@ -15,7 +15,8 @@ the values and whether the order is Fortran's -- all functions of the parts belo
   size): both are read.  Any other dtype (a user-defined or ``StringDType``) is refused in one line.
 * its **shape**, **strides** and ``writeable`` flag;
 * an array that owns its buffer: its **values** (:mod:`release_codec`'s exact float64 view and residue, or for an
-  object array its items, each encoded in turn);
+  object array its items, each encoded in turn), and which buffer met before it is, if any (``torch.from_numpy``
+  shares it without a ``base``: :mod:`release_buffers`);
 * a view: its **offset** into its base (``__array_interface__``'s data addresses, public) and its **base**, encoded in
   turn (a back-reference where it was read before).  The view's values are a function of the base's bytes, the
   offset, the strides, the shape and the dtype, so they are not read twice.  A base that is neither an exact
@@ -59,9 +60,9 @@ def dtype_refusal(dtype: np.dtype) -> str | None:
     return None
 
 
-def layout(a: np.ndarray, offset: int | None) -> tuple:
+def layout(a: np.ndarray, offset: int | tuple | None) -> tuple:
     """An array's layout as the structure holds it: its strides, ``writeable`` flag and offset into its base (None:
-    it owns its buffer)."""
+    it owns its buffer; ``("shares", k)``: it owns the buffer the k-th one met owns, :mod:`release_buffers`)."""
     return (a.strides, bool(a.flags.writeable), offset)
 
 
@@ -72,7 +73,8 @@ def read_array(walk: Encoder, a: np.ndarray) -> None:
         walk.refuse(f"an array of {refusal}", "return an array of a plain numeric dtype (np.asarray(x, float))")
     base: Any = a.base
     if base is None:
-        read_values(walk, a, ("ndarray", layout(a, None)))
+        shared = walk.buffer(a.__array_interface__["data"][0], a.nbytes)
+        read_values(walk, a, ("ndarray", layout(a, None if shared is None else ("shares", shared))))
     elif type(base) is np.ndarray or _is_tensor(base):
         start = base.data_ptr() if _is_tensor(base) else base.__array_interface__["data"][0]
         offset = a.__array_interface__["data"][0] - start

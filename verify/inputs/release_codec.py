@@ -59,7 +59,13 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from pdp_audit.verify.inputs import release_arrays, release_frames, release_namedtuples, release_tensors
+from pdp_audit.verify.inputs import (
+    release_arrays,
+    release_buffers,
+    release_frames,
+    release_namedtuples,
+    release_tensors,
+)
 from pdp_audit.verify.inputs.validation import InputError
 
 #: What a refused release may be instead.
@@ -165,6 +171,7 @@ class _Memo:
     def __init__(self) -> None:
         self.seen: dict[int, int] = {}
         self.kept: list = []
+        self.buffers = release_buffers.Buffers()
         self.depth = 0
 
 
@@ -207,6 +214,14 @@ class Walk:
         inner = Walk(self.source, self.memo)
         inner.value(value)
         return (tuple(inner.structure), inner.numbers().tobytes())
+
+    def buffer(self, start: int, size: int) -> int | None:
+        """The ordinal of the buffer met before that is exactly ``size`` bytes at ``start``, else None (it is
+        remembered); refused where it overlaps one partly (:mod:`release_buffers`)."""
+        try:
+            return self.memo.buffers.share(start, size)
+        except release_buffers.SharedPart as part:
+            self.refuse(f"an array or tensor that {part}", "return copies of them (np.array(x), x.clone())")
 
     def refuse(self, what: str, fix: str = ACCEPTED) -> NoReturn:
         """Refuse the release in one line naming ``what`` it holds and how to return it instead."""

@@ -29,5 +29,9 @@ class Encoder(Protocol):
     def label(self, value: Any) -> tuple:
         """``value`` as a plain hashable tuple, read in this encoding's memo and depth."""
 
+    def buffer(self, start: int, size: int) -> int | None:
+        """The ordinal of the buffer met before that is exactly ``size`` bytes at ``start``, else None (it is
+        remembered); refused where it overlaps one partly."""
+
     def refuse(self, what: str, fix: str = ...) -> NoReturn:
         """Refuse the release in one line naming ``what`` it holds and how to return it instead."""
