@@ -30,6 +30,8 @@ the refutation the black box's, on fresh releases, which conditions on nothing.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from pdp_audit.audits.program import trace
@@ -37,9 +39,10 @@ from pdp_audit.audits.program import trace
 
 def secret_draws(recorded: trace.Run, found: trace.Probe) -> tuple[str, ...]:
     """The recorded draws of ``recorded`` that the release does not reveal at its draws (module notes), one label
-    each: the calls the probe cannot shift (their signatures), then the elements no coordinate carries (call kind and
-    flat index, the first four)."""
-    hidden = list(dict.fromkeys(found.unperturbed))
+    each: the calls that drew numbers the probe cannot shift (their signatures), then the elements no coordinate
+    carries (call kind and flat index, the first four)."""
+    shifted = {element.call for element in found.elements}
+    hidden = list(dict.fromkeys(c.signature() for k, c in enumerate(recorded.calls) if k not in shifted and _drew(c)))
     if found.elements:
         shown = np.zeros(len(found.elements), dtype=bool)
         shown[found.carried().element] = True
@@ -51,3 +54,13 @@ def secret_draws(recorded: trace.Run, found: trace.Probe) -> tuple[str, ...]:
         if len(unshown) > 4:
             hidden.append(f"{len(unshown) - 4} more element(s)")
     return tuple(hidden)
+
+
+def _drew(call: Any) -> bool:
+    """Whether ``call`` drew numbers (a coin, an index, an integer, noise): a library call that returns an object of
+    its own (an OpenDP compositor's queryable) draws nothing itself -- its queries are calls of their own."""
+    try:
+        drawn = np.asarray(call.noise)
+    except Exception:  # an object numpy cannot hold as an array: no draw of numbers
+        return False
+    return drawn.dtype.kind in "biufc" and drawn.size > 0

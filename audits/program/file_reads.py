@@ -15,7 +15,8 @@ Not seen: a file opened by C code without Python's ``open`` (an extension's own 
 path])``), a process started afresh (``spawn``, ``forkserver``), a descriptor opened before the audit began, and a
 copy of the file's bytes made elsewhere (a second file of the same content is another file).
 
-**Its reach.**  An audit hook cannot be removed: it is added once a process and acts only inside :func:`refused`
+**Its reach.**  An audit hook cannot be removed: it is added once a process (:mod:`.audit_hooks`, shared with the
+random devices' watch) and acts only inside :func:`refused`
 (the audit under way), where the audited file is named (a command's ``--data``, a deployment's ``data``, a sweep
 cell's); the Python API and the pytest plugin hand the program a dataset in memory, name no file, and refuse
 nothing.  The hook raises nothing into the program (which could swallow it, or die of it in a pool's worker, whose
@@ -34,6 +35,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Iterator
 
+from pdp_audit.audits.program import audit_hooks
 from pdp_audit.audits.program.faults import stack_place
 from pdp_audit.audits.program.forked_notes import ForkedNote
 from pdp_audit.verify.core.processes import USER_CALLS
@@ -71,7 +73,6 @@ class _Watched:
 
 #: The watches under way, the innermost last (:func:`refused`); the hook acts on the innermost.
 _WATCHES: list[_Watched] = []
-_HOOKED: list[bool] = []
 #: Where a forked copy notes a read of the audited file (``path`` and place, tab-separated).
 READ_ELSEWHERE = ForkedNote()
 
@@ -85,14 +86,12 @@ def refused(paths: list[str]) -> Iterator[None]:
     if not files:
         yield
         return
-    if not _HOOKED:
-        sys.addaudithook(_on_event)
-        _HOOKED.append(True)
     watched = _Watched(files, os.getpid(), [])
     READ_ELSEWHERE.take()  # a note left by an earlier block's copy is not this one's
     _WATCHES.append(watched)
     try:
-        yield
+        with audit_hooks.watching({"open": _on_open}):
+            yield
         noted()
     finally:
         _WATCHES.remove(watched)
@@ -122,9 +121,10 @@ def _identity(path: str | bytes | os.PathLike) -> tuple[int, int] | None:
     return (info.st_dev, info.st_ino)
 
 
-def _on_event(event: str, args: tuple) -> None:
-    """The audit hook (module notes): quick for every event but an ``open`` inside a watch during a user's call."""
-    if event != "open" or not _WATCHES or not USER_CALLS.depth:
+def _on_open(args: tuple) -> None:
+    """The ``open`` event's handler (:mod:`.audit_hooks`; module notes): quick but inside a watch during a user's
+    call."""
+    if not _WATCHES or not USER_CALLS.depth:
         return
     path = args[0] if args else None
     if path is None or isinstance(path, int):  # a descriptor: its file was opened (and seen) before
