@@ -108,10 +108,10 @@ def events(sources: Sources) -> dict[str, Callable[[tuple], None]]:
     during a run (module notes); each raises nothing."""
 
     def opened(args: tuple) -> None:
-        if _watched(sources):
-            found = random_source(args[0])
-            if found is not None:
-                sources.note(f"open of {found}", UNREPLAYABLE, undecided=True)
+        # the device first: asking the tape in a forked copy (a pool's worker opening os.devnull) notes a draw there
+        found = random_source(args[0])
+        if found is not None and _watched(sources):
+            sources.note(f"open of {found}", UNREPLAYABLE, undecided=True)
 
     def named(event: str) -> Callable[[tuple], None]:
         def made(args: tuple) -> None:
@@ -215,10 +215,9 @@ def _device_checked(sources: Sources, original: Callable) -> Callable:
 
     def open_checked(*args: Any, **kwargs: Any) -> Any:
         fd = original(*args, **kwargs)
-        if _watched(sources):
-            found = random_source(fd)
-            if found is not None:
-                sources.note(f"open of {found}", UNREPLAYABLE, undecided=True)
+        found = random_source(fd)  # the device first, as for the open event
+        if found is not None and _watched(sources):
+            sources.note(f"open of {found}", UNREPLAYABLE, undecided=True)
         return fd
 
     open_checked.__name__, open_checked.__doc__ = "open", original.__doc__
