@@ -232,6 +232,36 @@ def apart(on_d: Iterable[float], on_d_prime: Iterable[float]) -> float:
 
 
 @dataclass(frozen=True)
+class MapMoved(Finding):
+    """The release's post-processing of the noise moves with the data (:mod:`.same_map`): with the noise at ``noise``
+    scales on D and there less the pair's shifts on D′, the releases differ (``coordinate`` the first that does, −1
+    the structure or the path; ``count`` how many) -- R_D′(η) ≠ R_D(η + Δ), so the release on D′ is no
+    post-processing of D's noisy values shifted, and no composition of the noise's shifts bounds the pair."""
+
+    kind: ClassVar[str] = "differs"
+    noise: float
+    coordinate: int
+    on_d: str
+    on_d_prime: str
+    count: int
+    #: how far the pair's noisy values moved (:attr:`.same_map.Moved.moved`): the order among such pairs
+    moved: float = 0.0
+
+    @property
+    def magnitude(self) -> float:
+        return self.moved
+
+    @property
+    def line(self) -> str:
+        where = "the release's structure or path" if self.coordinate < 0 else f"coordinate {self.coordinate}"
+        return (
+            f"the release's post-processing of the noise moves with the data: with the noise at {self.noise:g} "
+            f"scale(s) on D and shifted by the pair's shifts on D′, {where} is {self.on_d} on D and "
+            f"{self.on_d_prime} on D′"
+        )
+
+
+@dataclass(frozen=True)
 class Inconsistent(Finding):
     """Noise elements carried by two release coordinates that move apart between D and D′."""
 
