@@ -114,7 +114,7 @@ def test_a_map_that_moves_with_the_data_is_not_certified(moving, name):
     assert run.exit_code in (1, 3), [(c.id, c.verdict, c.note[:200]) for c in run.checks]
     assert _check(run, "program-composition").verdict != "pass"
     structure = _check(run, "program-structure")
-    assert "post-processing of the noise moves with the data" in structure.note, structure.note
+    assert "a post-processing that moves with the data" in structure.note, structure.note
 
 
 def test_the_hostile_maximum_is_refuted_by_the_black_box_on_its_witness(moving):
@@ -130,6 +130,24 @@ def test_the_hostile_maximum_is_refuted_by_the_black_box_on_its_witness(moving):
 def test_a_correct_post_processing_still_certifies(program):
     run = _audit(program, CORRECT[program])
     assert run.exit_code == 0, [(c.id, c.verdict, c.note[:300]) for c in run.checks]
+
+
+def rounded_sum(data, rng):
+    """Bug: values in [0, 12] summed with Laplace noise of scale 10 (ε = 1.2), rounded to cents."""
+    return round(float(np.clip(np.nan_to_num(data), 0.0, 12.0).sum()) + rng.laplace(0.0, 10.0), 2)
+
+
+def test_a_rounding_read_as_affine_is_not_certified_on_a_misread_shift():
+    """The probe's shifts of ±w = ±2⁻⁷ cross a cent's boundary both ways at this draw: the cents' rounding reads as
+    affine with coefficient 0.01/w = 1.28, and the shift of 12 as 12/1.28 = 9.375 (pure ε 0.9375 ≤ 1).  Main
+    certified this ε = 1.2 program so; D′'s release at the noise moved by the misread shift is not D's, and the pair
+    is a finding."""
+    run = pdp_audit.audit_program(
+        rounded_sum, np.array([1.0, 2.0, 3.0, 4.0]), 1.0, 0.0, trials=100, seed=0, law="ideal", bounds=(0, 12),
+        search="named", draw_sets=2,
+    )  # fmt: skip
+    assert run.exit_code != 0 and _check(run, "program-composition").verdict != "pass"
+    assert "a shift misread" in _check(run, "program-structure").note
 
 
 def test_the_check_compares_every_pair_it_credits():

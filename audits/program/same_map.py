@@ -115,6 +115,9 @@ class Line:
     scales: np.ndarray = field(default_factory=lambda: np.zeros(0))
     whole: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     eta: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    #: per element, the unit roundoff of its noise's floats (2⁻⁵³ for doubles, 2⁻²⁴ for a tensor's float32: the
+    #: shifted noise is rounded to them)
+    unit: np.ndarray = field(default_factory=lambda: np.zeros(0))
     samples: tuple[float, ...] = ()
     on_d: dict[float, Outcome] = field(default_factory=dict)
     slopes: dict[float, np.ndarray] = field(default_factory=dict)
@@ -131,7 +134,8 @@ class Line:
         reach = RANGE_REACH["gaussian"] if laws <= {"gaussian"} else RANGE_REACH["laplace"]
         eta = trace.draws(recorded.calls, found.grouped(), n)
         scales = np.where(usable, scale, 0.0)
-        return Line(recorded, found, reach, scales, lattice.astype(bool).reshape(n), eta)
+        unit = np.array([_unit_roundoff(recorded.calls[e.call].noise) for e in found.elements]).reshape(n)
+        return Line(recorded, found, reach, scales, lattice.astype(bool).reshape(n), eta, unit)
 
     def shifts(self, position: float) -> np.ndarray:
         """D's perturbation at λ = ``position``: t_j = λ·b_j − η_j (0 for an element of scale 0; whole numbers on a
@@ -167,6 +171,17 @@ class Line:
         with np.errstate(all="ignore"):
             slope = np.abs(points[-1][1] - points[0][1]) / max(points[-1][0] - points[0][0], 1e-300)
         return LOOSE * gamma(NOISE_OPERATIONS + COMPARISON_OPERATIONS) * (values + 3 * (size + slope * span))
+
+
+def _unit_roundoff(noise: Any) -> float:
+    """The unit roundoff of a call's noise as the program reads it: its dtype's where it is a float narrower than a
+    double (a tensor's float32), else a double's."""
+    dtype = getattr(noise, "dtype", None)
+    try:
+        kind = np.dtype(str(dtype).removeprefix("torch.")) if dtype is not None else np.dtype(float)
+    except TypeError:
+        kind = np.dtype(float)
+    return float(np.finfo(kind).eps) / 2 if kind.kind == "f" and kind.itemsize < 8 else 2.0**-53
 
 
 def _numbers(outcome: Outcome, like: Outcome) -> np.ndarray | None:
@@ -441,10 +456,9 @@ def _bound_of(line: Line, c: Comparison, at: tuple) -> Callable[[np.ndarray, np.
     position, t, moved, error = at
     found = line.found
     n = len(found.elements)
-    unit = np.finfo(float).eps / 2
     with np.errstate(all="ignore"):
         read_d, read_d_prime = line.eta + t, line.eta + moved
-        mismatch = (error + unit * (np.abs(moved) + np.abs(read_d) + np.abs(read_d_prime))) * (1 + gamma(4))
+        mismatch = (error + line.unit * (np.abs(moved) + np.abs(read_d) + np.abs(read_d_prime))) * (1 + gamma(4))
     loc = trace.location_sizes(line.recorded.calls, found.grouped(), n)
     loc_after = trace.location_sizes(c.replayed.calls, found.grouped(), n) if c.replayed is not None else loc
     sizes = loc + loc_after + np.abs(read_d) + np.abs(read_d_prime)
