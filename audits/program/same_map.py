@@ -181,7 +181,7 @@ def _unit_roundoff(noise: Any) -> float:
         kind = np.dtype(str(dtype).removeprefix("torch.")) if dtype is not None else np.dtype(float)
     except TypeError:
         kind = np.dtype(float)
-    return float(np.finfo(kind).eps) / 2 if kind.kind == "f" and kind.itemsize < 8 else 2.0**-53
+    return {np.dtype(np.float32): 2.0**-24, np.dtype(np.float16): 2.0**-11}.get(kind, 2.0**-53)
 
 
 def _numbers(outcome: Outcome, like: Outcome) -> np.ndarray | None:
