@@ -162,10 +162,10 @@ class Line:
         times the rounding of three values and of their noise's size (module notes); it places, never decides."""
         values = sum(np.abs(y) for _, y in points)
         found = self.found
-        size = np.zeros(found.carrier.size)
+        size = np.zeros(points[0][1].size)
         carried = found.carrier >= 0
         span = max(abs(x) for x, _ in points) + 1.0
-        if carried.any():
+        if carried.any() and size.size == carried.size:  # the recorded release's structure: its carriers are known
             element = found.carrier[carried]
             size[carried] = np.abs(found.coefficient[carried]) * (found.size[element] + span * self.scales[element])
         with np.errstate(all="ignore"):
@@ -470,7 +470,11 @@ def _bound_of(line: Line, c: Comparison, at: tuple) -> Callable[[np.ndarray, np.
     probe = np.abs(found.coefficient)
 
     def bound(before: np.ndarray, after: np.ndarray) -> np.ndarray:
-        slope = probe if along.size != before.size else np.fmax(probe, along / scale[index])
+        secant = along if along.size == before.size else np.zeros(before.size)
+        if before.size != element.size:  # another structure than the recorded release's: no coordinate's element
+            slope = np.fmax(probe.max(initial=0.0), secant / scale[smallest] if n else 0.0)
+            return map_bound((before, after), slope, sizes.max(initial=0.0), mismatch.max(initial=0.0))
+        slope = np.fmax(probe, secant / scale[index])
         m = np.where(element >= 0, mismatch[index], mismatch.max(initial=0.0))
         s = np.where(element >= 0, sizes[index], sizes.max(initial=0.0))
         return map_bound((before, after), slope, s, m)
