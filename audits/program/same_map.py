@@ -10,19 +10,24 @@ that moves with the data is affine there on both sides and its shift reads as th
 s + η at a positive draw on D and on D′, yet it has an atom at s on D and none at s on D′ = D with s + 1 (ε = ∞);
 so has a clamp at ``len(data)``, a threshold at s/2, ``abs(s + η − s0)`` with s0 from the data.
 
-**What is replayed.**  One line through the noise: each element j at u_j = λ·b_j (b_j its scale; an element of
-scale 0 stays at its draw, one on an integer lattice -- an OpenDP measurement's integer output -- moves by whole
-numbers), λ in [−Λ, Λ], Λ where the law's mass beyond is below the smallest double (700 scales of a Laplace, 37 of a
-Gaussian: :data:`.carried_events.RANGE_REACH`).  **On D, once per draw set** (:class:`Line`): the release on a grid
-of λ (:data:`GRID`: a quarter scale apart about the law's centre, doubling outward), then each place where a
-coordinate changes slope or jumps, or the release's structure or path changes -- three grid points not collinear
-(to the rounding), or two of other kinds -- located: a change at a grid point by two replays beside it, one between
-two grid points by bisection between the lines on either side, to a bracket of :data:`BRACKET`·(1 + |λ|); a run of
-more changes (a rounding's steps) is left at the grid's points.  **On D′, per pair** (:func:`check`): the release at
-each sample λ with the noise at u(λ) − Δ̂, compared with D's at u(λ): the range's two ends first, then both sides of
-each change and one point inside each piece between them (the grid point nearest its middle); the first sample
-that differs ends the check, a finding (:class:`Moved`).  A pair costs one replay per sample: three for a release
-affine across the range (a histogram: each bin carries its own element, every element moved in the same replays).
+**What is replayed.**  One line through the recorded draws: each element j at u_j = η_j + λ·b_j (η_j its recorded
+draw, b_j its scale; an element of scale 0 stays at its draw, one on an integer lattice -- an OpenDP measurement's
+integer output -- moves by whole numbers), λ in [−Λ, Λ], Λ where the law's mass beyond is below the smallest double
+(700 scales of a Laplace, 37 of a Gaussian: :data:`.carried_events.RANGE_REACH`; a recorded draw lies within a few
+scales of the law's centre).  Every element moves by the same number of its scales, so two noisy values compare at
+every λ as they do at the recorded draws (a branch on which of two noisy counts is larger keeps its path, where
+moving both to one point would tie them), and each sits at a draw as generic as the recorded one (no grid point
+lands on a rounding's boundary).  **On D, once per draw set** (:class:`Line`): the release on a grid of λ
+(:data:`GRID`: a quarter scale apart about the recorded draws, on both sides, doubling outward), then each place
+where a coordinate changes slope or jumps, or the release's structure or path changes -- three grid points not
+collinear (to the rounding), or two of other kinds -- located: a change at a grid point by two replays beside it,
+one between two grid points by bisection between the lines on either side, to a bracket of
+:data:`BRACKET`·(1 + |λ|); a run of more changes (a rounding's steps) is left at the grid's points.  **On D′, per
+pair** (:func:`check`): the release at each sample λ with the noise at u(λ) − Δ̂, compared with D's at u(λ): the
+range's two ends first, then the recorded draws (λ = 0), both sides of each change and the grid's points of each
+run; the first sample that differs ends the check, a finding (:class:`Moved`).  A pair costs one replay per sample:
+three for a release affine across the range (a histogram: each bin carries its own element, every element moved in
+the same replays), seven for a clamp at two constants.
 
 **Compared how.**  Two outcomes agree where both leave the recorded path alike (the same diverging call, the same
 fault) or where the structures are equal and every coordinate is within :func:`.replay_bounds.map_bound`: its slope
@@ -41,7 +46,7 @@ adding one whose effect reaches a sample (a slope changed for good, a jump that 
 at the range's low end, a threshold at s/2 beside D's jump.  What is left: a piece of R_D narrower than the grid's
 step there (a quarter scale within one scale, 2 within 8, 128 at 256) is not seen on D; a change of R_D′ that R_D
 lacks and that is undone before the next sample (a notch or a bump between two samples) is missed; for several
-elements the check follows one line through the noise (each element at λ of its scale): a release whose
+elements the check follows one line through the noise (each element λ of its scales from its draw): a release whose
 coordinates each carry their own element (a histogram) is checked along each element's own axis, one whose
 coordinate mixes several (a sum of noisy counts, a sort) only on that line.  The comparison's slope A is a coordinate's
 slope in its own element (where it mixes several, in the one of smallest scale): a larger slope reads a rounding as a
@@ -66,12 +71,9 @@ from pdp_audit.audits.program.replay_bounds import COMPARISON_OPERATIONS, NOISE_
 from pdp_audit.audits.program.through import THROUGH
 from pdp_audit.mechanisms.rounding import gamma
 
-#: The grid on D, in scales (both signs, and 0): a quarter scale apart within one, then wider, doubling from 16.
+#: The grid on D, in scales from the recorded draws (both signs, and 0): a quarter scale apart within one, then wider,
+#: doubling from 16.
 GRID = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 32.0, 64.0, 128.0, 256.0)
-#: Every grid point is moved by this many scales: a point of a round number of scales added to a round value lands
-#: on a rounding's boundary (1 + 0.25 = 1.25, which ``round(·, 1)`` splits), where the noisy values' mismatch of an
-#: ulp would read as a moved map; a generic offset lands there with probability about the mismatch over the step.
-OFFSET = (5**0.5 - 1) / 2 / 64
 #: A located change's bracket, in λ, as a share of 1 + |λ| (:data:`.carried_events.BRACKET`'s width).
 BRACKET = 2.0**-20
 #: Changes located by bisection per draw set at most: past them the release is compared at the grid's points.
@@ -88,10 +90,10 @@ Outcome = Any
 @dataclass(frozen=True)
 class Moved:
     """A sample where D′'s release is not D's at the noise shifted by Δ: ``noise`` its λ (in scales of each
-    element), ``coordinate`` the first coordinate that differs (−1: the structure or the path), its values on D and
-    on D′ as a report writes them, ``count`` the coordinates that differ, and ``moved`` how far the pair's noisy
-    values moved, x/(1 + x) of x = max |Δ̂_j|/b_j (the order among such pairs: a threshold that moves with the data
-    opens the widest window where the data moved most)."""
+    element, from its recorded draw), ``coordinate`` the first coordinate that differs (−1: the structure or the
+    path), its values on D and on D′ as a report writes them, ``count`` the coordinates that differ, and ``moved``
+    how far the pair's noisy values moved, x/(1 + x) of x = max |Δ̂_j|/b_j (the order among such pairs: a threshold
+    that moves with the data opens the widest window where the data moved most)."""
 
     noise: float
     coordinate: int
@@ -138,10 +140,9 @@ class Line:
         return Line(recorded, found, reach, scales, lattice.astype(bool).reshape(n), eta, unit)
 
     def shifts(self, position: float) -> np.ndarray:
-        """D's perturbation at λ = ``position``: t_j = λ·b_j − η_j (0 for an element of scale 0; whole numbers on a
-        lattice)."""
-        with np.errstate(all="ignore"):
-            t = np.where(self.scales > 0, position * self.scales - self.eta, 0.0)
+        """D's perturbation at λ = ``position``: t_j = λ·b_j, the noise at η_j + λ·b_j (0 for an element of scale 0;
+        whole numbers on a lattice)."""
+        t = position * self.scales
         return np.where(self.whole, np.round(t), t)
 
     def read(self, replay: Callable[[np.ndarray], Outcome]) -> None:
@@ -149,7 +150,7 @@ class Line:
         if self.done:
             return
         self.done = True
-        grid = sorted(OFFSET + x for x in {0.0, self.reach, -self.reach, *GRID, *(-g for g in GRID)})
+        grid = sorted({0.0, self.reach, -self.reach, *GRID, *(-g for g in GRID)})
         seen = {x: replay(self.shifts(x)) for x in grid}
         changes = _changes(grid, seen, self._tolerance)
         located = _located(grid, seen, changes, lambda x: replay(self.shifts(x)), self._tolerance)
@@ -333,14 +334,13 @@ def _side(seen: dict[float, Outcome], line: tuple[float, float], at: float, tole
 
 
 def _samples(grid: list[float], located: Located) -> tuple[tuple[float, ...], list[tuple[float, float]]]:
-    """The samples a pair is checked at (module notes): the range's ends first, the law's centre, both ends of each
-    bracket and the grid's points of each run; and the brackets (each pair of samples across one change, between
-    which no secant is read)."""
+    """The samples a pair is checked at (module notes): the range's ends first, the recorded draws (λ = 0), both ends
+    of each bracket and the grid's points of each run; and the brackets (each pair of samples across one change,
+    between which no secant is read)."""
     brackets = list(located.brackets)
     out = [grid[0], grid[-1]]
-    centre = min(grid, key=abs)
-    if not any(lo < centre < hi for lo, hi in brackets):
-        out.append(centre)
+    if not any(lo < 0.0 < hi for lo, hi in brackets):
+        out.append(0.0)
     for lo, hi in brackets:
         out += [lo, hi]
     for first, last in located.runs:
