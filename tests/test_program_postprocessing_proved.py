@@ -3,13 +3,17 @@ where it is the same map of the noise on D and on D′ -- R_D′(η) = R_D(η + 
 replay (:mod:`pdp_audit.audits.program.same_map`).
 
 A map that moves with the data is affine at the recorded draws on both sides, and its shift reads as the noise's:
-``max(s + Lap(1), s)`` -- the exact sum half of the time -- was certified at ``--law ideal``, as were a threshold at
-s/2, a clamp to a range read from the data and a clamp at the dataset's size.  Each is now a finding ("the release's
-post-processing of the noise moves with the data"), never certified; the black box refutes the first on its witness.
-The common correct programs -- a clamp at a constant, a maximum with 0, a rounding, a histogram, a mean by a public
-n -- still certify: their map is the same on D and D′, to the proven rounding of the replays.
+``max(s + Lap(1), s)`` -- the exact sum half of the time -- was certified at ``--law ideal``, as were a clamp to a
+range read from the data and a clamp at the dataset's size; a threshold at s/2 was undecided on a noisy coordinate
+at some draw sets, its map not named.  Each is now a finding ("the release on D′ is not D's at the noise moved by the
+shifts read (a post-processing that moves with the data, or a shift misread)"), never certified; the black box
+refutes the first on its witness.  So is a rounding the probe reads as affine with a wrong coefficient (its shift
+misread: an ε = 1.2 sum rounded to cents was certified).  The common correct programs -- a clamp at a constant, a
+maximum with 0, a rounding, a histogram, a mean by a public n -- still certify: their map is the same on D and D′,
+to the proven rounding of the replays.
 
-Seen failing on main (7c9814f): the four maps that move with the data were certified (exit 0).
+Seen failing on main (7c9814f): the hostile maximum, the two clamps and the cents' sum certified (exit 0); the
+threshold's finding did not name its map; no pair counted its map's samples.
 
 Every audit is exact but for the black box's confirmation, at α = 1e-6 with a fixed seed.
 """
