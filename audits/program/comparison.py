@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from pdp_audit.audits.program.recorder import Divergence
 from pdp_audit.audits.program.replay_bounds import response_bound, shift_bound, shift_bound_of_floats
 from pdp_audit.audits.program.trace import Probe, ProgramFault, Run, Session, replay
 from pdp_audit.verify.inputs import release_codec
+
+if TYPE_CHECKING:  # the map's check reads comparisons: its record is named here only
+    from pdp_audit.audits.program.same_map import Moved
 
 
 @dataclass
@@ -77,6 +80,14 @@ class Comparison:
     #: None: not read -- its lower step is then not yet shown carried), and the edges verified where the range is not
     ranges: dict[int, float] | None = None
     events: dict[int, carried_events.Edges] = field(default_factory=dict)
+    #: per element read through a post-processing (:mod:`.through`), a proven bound on its shift's error
+    #: (:func:`.replay_bounds.offset_shift_bound`): the map's check only (:mod:`.same_map`; the composition keeps
+    #: :attr:`bounds`)
+    through_bounds: dict[int, float] = field(default_factory=dict)
+    #: the release's map checked along the noise's range (:mod:`.same_map`): the samples compared on D′, and the
+    #: first where D′'s release is not D's at the noise shifted by the pair's shifts (None: none, or not checked)
+    map_samples: int = 0
+    map_moved: Moved | None = None
 
 
 def compare(
