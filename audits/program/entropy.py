@@ -47,14 +47,24 @@ import os
 import stat
 import sys
 import threading
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
 from pdp_audit.audits.program.recorder import UNREPLAYABLE, Unrecorded
 
-if TYPE_CHECKING:
-    from pdp_audit.audits.program.sources import Sources
+
+class Sources(Protocol):
+    """What the entropy watch reads of the session's :class:`~.sources.Sources` (a protocol: sources imports this
+    module)."""
+
+    active: bool
+    unwatched: bool
+    tape: Callable[[], Any]
+    rng: Callable[[], np.random.Generator]
+
+    def note(self, what: str, why: str, undecided: bool = False) -> None: ...
+
 
 Replace = Callable[[Any, str, Any], None]
 

@@ -44,7 +44,7 @@ from typing import Any, Callable
 import numpy as np
 
 from pdp_audit.audits.program import trace
-from pdp_audit.verify.core.sandbox import run_isolated
+from pdp_audit.verify.core.sandbox import run_isolated, user_state
 from pdp_audit.verify.inputs import release_codec
 from pdp_audit.verify.inputs.validation import InputError
 
@@ -159,7 +159,8 @@ def replay_here(root: str | None, payload: bytes) -> tuple:
     if root is not None and root not in sys.path:
         sys.path.append(root)
     try:
-        program, data, calls = pickle.loads(payload)
+        with user_state(modules=False):  # its module imported anew: a copy it forks there ends as it leaves the import
+            program, data, calls = pickle.loads(payload)
     except Exception as err:  # a module or an object that cannot be made again here
         return ("unread", f"the program cannot be loaded there ({type(err).__name__}: {err})"[:300])
     program = _at_home(program)
