@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -29,8 +29,21 @@ from pdp_audit.audits.program.replay_bounds import response_bound, shift_bound, 
 from pdp_audit.audits.program.trace import Probe, ProgramFault, Run, Session, replay
 from pdp_audit.verify.inputs import release_codec
 
-if TYPE_CHECKING:  # the map's check reads comparisons: its record is named here only
-    from pdp_audit.audits.program.same_map import Moved
+
+@dataclass(frozen=True)
+class Moved:
+    """A sample where D′'s release is not D's at the noise shifted by Δ: ``noise`` its λ (in scales of each
+    element, from its recorded draw), ``coordinate`` the first coordinate that differs (−1: the structure or the
+    path), its values on D and on D′ as a report writes them, ``count`` the coordinates that differ, and ``moved``
+    how far the pair's noisy values moved, x/(1 + x) of x = max |Δ̂_j|/b_j (the order among such pairs: a threshold
+    that moves with the data opens the widest window where the data moved most)."""
+
+    noise: float
+    coordinate: int
+    on_d: str
+    on_d_prime: str
+    count: int
+    moved: float = 0.0
 
 
 @dataclass

@@ -249,7 +249,7 @@ class MapMoved(Finding):
     on_d: str
     on_d_prime: str
     count: int
-    #: how far the pair's noisy values moved (:attr:`.same_map.Moved.moved`): the order among such pairs
+    #: how far the pair's noisy values moved (:attr:`.comparison.Moved.moved`): the order among such pairs
     moved: float = 0.0
 
     @property

@@ -65,7 +65,7 @@ import numpy as np
 
 from pdp_audit.audits.program import trace
 from pdp_audit.audits.program.carried_events import RANGE_REACH
-from pdp_audit.audits.program.comparison import Comparison
+from pdp_audit.audits.program.comparison import Comparison, Moved
 from pdp_audit.audits.program.recorder import Divergence
 from pdp_audit.audits.program.replay_bounds import COMPARISON_OPERATIONS, NOISE_OPERATIONS, map_bound
 from pdp_audit.audits.program.through import THROUGH
@@ -85,22 +85,6 @@ LOOSE = 64.0
 
 #: One replay's outcome: the release's structure and numbers, or how it left the recorded path (a string).
 Outcome = Any
-
-
-@dataclass(frozen=True)
-class Moved:
-    """A sample where D′'s release is not D's at the noise shifted by Δ: ``noise`` its λ (in scales of each
-    element, from its recorded draw), ``coordinate`` the first coordinate that differs (−1: the structure or the
-    path), its values on D and on D′ as a report writes them, ``count`` the coordinates that differ, and ``moved``
-    how far the pair's noisy values moved, x/(1 + x) of x = max |Δ̂_j|/b_j (the order among such pairs: a threshold
-    that moves with the data opens the widest window where the data moved most)."""
-
-    noise: float
-    coordinate: int
-    on_d: str
-    on_d_prime: str
-    count: int
-    moved: float = 0.0
 
 
 @dataclass
