@@ -39,6 +39,7 @@ from pdp_audit.audits.program import (
     paths,
     reproduction,
     rounded_steps,
+    same_map,
     search,
     through,
     trace,
@@ -53,6 +54,7 @@ from pdp_audit.audits.program.findings import (
     Finding,
     FreeDiffers,
     Inconsistent,
+    MapMoved,
     NoisyDiffers,
     Rescale,
     Rescaled,
@@ -155,6 +157,12 @@ class DrawSet:
         """What every pair's exact reading on it shares (:class:`.exact_shifts.Shared`: D's replay with the noise at 0
         among it), made once: D is not a neighbour's to change."""
         return exact_shifts.Shared.of(self.recorded, self.probe)
+
+    @functools.cached_property
+    def line(self) -> same_map.Line:
+        """D's release along the noise's range (:class:`.same_map.Line`), read once on the draw set's first pair that
+        is checked: every pair's check of its map compares with it."""
+        return same_map.Line.of(self.recorded, self.probe)
 
 
 @dataclass(frozen=True)
@@ -566,6 +574,7 @@ def _replayed(
             sizes.append(_magnitude(data, neighbour, made))
         compared = comparison.compare(session, made, drawn.recorded, drawn.probe, data=data, epsilon=epsilon)
         through.read_through(session, (data, made), drawn.recorded, drawn.probe, compared)  # a clamp's flat region
+        same_map.check(session, (data, made), drawn.line, compared)  # the same post-processing on D and D′
         out.append(compared)
     return out
 
@@ -804,6 +813,9 @@ def _structural(
         out.append(NoisyDiffers(len(c.noisy_differ)))
     if c.inconsistent:
         out.append(Inconsistent(len(c.inconsistent)))
+    if c.map_moved is not None:
+        m = c.map_moved
+        out.append(MapMoved(m.noise, m.coordinate, m.on_d, m.on_d_prime, m.count, m.moved))
     if c.coefficient_changed:  # exact only where the call's own scale moved (Rescaled, above)
         out.append(CoefficientMoved(tuple(c.coefficient_changed)))
     return out

@@ -202,7 +202,7 @@ def _confirmations(
     if refuted and confirmation.wide(budget.numbers):
         return [confirmation.not_run(refuted[0], budget)]
     config = dataclasses.replace(config, trials=budget.trials)
-    witness = analysis.worst(confirmable=True)
+    witness = confirmation.witness(analysis)
     first = None if witness is None or not witness.findings else _on_witness(target, witness, config, confirm)
     screened, second = None, None
     if not confirmation.refutes(first, config.alpha):

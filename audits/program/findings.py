@@ -236,6 +236,37 @@ def apart(on_d: Iterable[float], on_d_prime: Iterable[float]) -> float:
 
 
 @dataclass(frozen=True)
+class MapMoved(Finding):
+    """The release on D′ is not D's map of the noise moved by the pair's shifts (:mod:`.same_map`): with the noise
+    ``noise`` scales from its recorded draws on D and there less the shifts read on D′, the releases differ
+    (``coordinate`` the first that does, −1 the structure or the path; ``count`` how many) -- R_D′(η) ≠ R_D(η + Δ̂):
+    the post-processing moves with the data, or a shift is not what the release shows (a rounding read as affine),
+    and no composition of the shifts read bounds the pair."""
+
+    kind: ClassVar[str] = "differs"
+    noise: float
+    coordinate: int
+    on_d: str
+    on_d_prime: str
+    count: int
+    #: how far the pair's noisy values moved (:attr:`.comparison.Moved.moved`): the order among such pairs
+    moved: float = 0.0
+
+    @property
+    def magnitude(self) -> float:
+        return self.moved
+
+    @property
+    def line(self) -> str:
+        where = "the release's structure or path" if self.coordinate < 0 else f"coordinate {self.coordinate}"
+        return (
+            f"the release on D′ is not D's at the noise moved by the shifts read (a post-processing that moves with "
+            f"the data, or a shift misread): with the noise {self.noise:.6g} scale(s) from its recorded draws, {where} "
+            f"is {self.on_d} on D and {self.on_d_prime} on D′"
+        )
+
+
+@dataclass(frozen=True)
 class Inconsistent(Finding):
     """Noise elements carried by two release coordinates that move apart between D and D′."""
 

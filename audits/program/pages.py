@@ -24,6 +24,7 @@ from pdp_audit.audits.program.call_trace import (
     number,
     trace_table,
 )
+from pdp_audit.audits.program.confirmation import witness as witness_of
 from pdp_audit.audits.program.neighbours import changed
 from pdp_audit.audits.program.screening import screened_on
 from pdp_audit.reports.records import Check, ReviewPage, Run, Section, Table
@@ -40,8 +41,8 @@ RELATIONS = {"add-remove": "one record added or removed", "replace-one": "one re
 def shown_pair(analysis: Analysis, run: Run | None = None) -> PairResult | None:
     """The pair the page shows: the pair the composition refutes, exactly, where one does (the worst: the headline's
     numbers are its); else the pair of ``run``'s confirmation where a statistical screening found it
-    (:mod:`.screening`), else the witness (the worst pair, among those the black box can run, where any has a
-    finding), else the pair whose composition comes closest to the claim."""
+    (:mod:`.screening`), else the pair the black box confirms first (:func:`.confirmation.witness`) where it has a
+    finding, else the pair whose composition comes closest to the claim."""
     if not analysis.pairs:
         return None
     refuted = analysis.worst()
@@ -51,7 +52,7 @@ def shown_pair(analysis: Analysis, run: Run | None = None) -> PairResult | None:
     named = [p for p in analysis.pairs if confirm is not None and screened_on(confirm.details, p.neighbour.name)]
     if named:
         return named[0]
-    witness = analysis.worst(confirmable=True) or analysis.worst()
+    witness = witness_of(analysis) or analysis.worst()
     if witness is not None and witness.findings:
         return witness
     return max(analysis.pairs, key=lambda p: (p.upper.high, p.upper.pure) if p.upper is not None else (-1.0, -1.0))
