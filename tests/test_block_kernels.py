@@ -403,12 +403,27 @@ class DiesInAWorker(GaussianPair):
         return super().sample(world, size, rng)
 
 
-#: Shared memory other libraries name in /dev/shm while they run (joblib's and loky's, in other tests of the suite).
-OTHERS_SHM = ("joblib_memmapping_folder_", "loky-")
+#: Shared memory other programs name in /dev/shm while they run: joblib's and loky's (other tests of the suite;
+#: loky's semaphores are ``sem.loky-…``), and multiprocessing's named semaphores (``sem.mp-…``), which a pool started
+#: by spawn or forkserver keeps while it runs -- Dask's workers in other tests, or any other program on the machine.
+#: Ours cannot hide among them: a pool started by fork unlinks each semaphore as it makes it, and a pool that kept a
+#: named one would map it while its pass runs, which :func:`shm_mapped` sees (the test asserts that no process of
+#: the pool maps a file of /dev/shm).
+OTHERS_SHM = ("joblib_memmapping_folder_", "loky-", "sem.loky-", "sem.mp-")
 
 
 def shm_entries() -> set[str]:
-    return {name for name in os.listdir("/dev/shm") if not name.startswith(OTHERS_SHM)}
+    """The entries of /dev/shm that could be this process's: its user's, less the names of :data:`OTHERS_SHM` (a
+    file of another owner is another program's).  Seen failing before: a ``sem.mp-*`` file another program made
+    while the test ran was counted as a segment the pool left behind."""
+    return {entry.name for entry in os.scandir("/dev/shm") if not entry.name.startswith(OTHERS_SHM) and _ours(entry)}
+
+
+def _ours(entry: os.DirEntry) -> bool:
+    try:
+        return entry.stat(follow_symlinks=False).st_uid == os.geteuid()
+    except FileNotFoundError:  # removed since the listing: not left behind
+        return False
 
 
 def shm_mapped(pid: int) -> list[str]:
