@@ -81,6 +81,7 @@ from pdp_audit.mechanisms.base import user_error
 from pdp_audit.verify.core.float_rules import own_float_rules, user_float_rules
 from pdp_audit.verify.core.outputs import add_reads, read_paths, record_reads
 from pdp_audit.verify.core.processes import (
+    PARENT_GONE,
     fork_unless_a_copy,
     limit_processes,
     on_second_termination,
@@ -425,6 +426,7 @@ def _parent_gone(signum: int, frame: Any) -> None:
     ``_releaseLock`` after each ``os.fork``), a ``__del__`` --, and the child of a program forking on each call
     forked on after the command's ``kill -9``, an orphan, until the audit's end ("Exception ignored in
     _releaseLock ... Terminated")."""
+    PARENT_GONE.now = True  # the user's code forks no more: the sweep of its processes ends
     threading.Thread(target=_end_later, name="pdp-audit-parent-gone", daemon=True).start()
     signal.raise_signal(signal.SIGTERM)
 
