@@ -87,9 +87,21 @@ class GridLaw:
         mean = float(self.pmf @ self.values) / total
         return mean, math.sqrt(max(float(self.pmf @ (self.values - mean) ** 2) / total, 0.0))
 
+    def first_kept(self, epsilon: float) -> int:
+        """The index of the first grid point ω_j ≥ ⌊ε/h⌋h (points below it have (1 − e^{ε − ω})₊ = 0), in
+        [0, len(pmf)] for every double ε: ε/h is clamped to the grid's index range *before* it becomes an integer, so
+        an ε beyond the grid (±∞ included, or one whose quotient by h overflows) is the grid's end; NaN (no ε) is 0."""
+        position = epsilon / self.h
+        if not position > self.start:  # below the grid's first point, −∞, or NaN: every point is kept
+            return 0
+        if position >= self.start + self.pmf.size:  # beyond the grid's last point (+∞ included): none is
+            return self.pmf.size
+        return int(math.floor(position)) - self.start
+
     def delta(self, epsilon: float) -> float:
-        """Σ pmf (1 − e^{ε − ω})₊ + infinity, as computed in floating point (:meth:`delta_error` bounds its error)."""
-        first = max(0, int(math.floor(epsilon / self.h)) - self.start)
+        """Σ pmf (1 − e^{ε − ω})₊ + infinity, as computed in floating point (:meth:`delta_error` bounds its error),
+        for any ε but NaN: ε = +∞ gives the +∞ mass alone, ε = −∞ the whole mass (the integrand's limits)."""
+        first = self.first_kept(epsilon)
         # −(pmf·x) is pmf·(−x) to the bit (rounding to nearest is symmetric): one pass fewer, as is the grid kept
         return float(-(self.pmf[first:] @ np.expm1(np.minimum(epsilon - self._values[first:], 0.0)))) + self.infinity
 
@@ -100,8 +112,7 @@ class GridLaw:
         pmf_j·(1 − e^{ε − ω_j}) ∈ [0, pmf_j] computed with relative error ≤ 4u (expm1 within 2 ulp, the product, the
         argument ε − ω_j rounded once, where the integrand's slope is at most 1): so |error| ≤ γ_k·Σpmf + 4u·Σpmf +
         ``roundoff`` (Higham 2002, Lemma 3.1 and §3.1), Σpmf ≤ 1 + ``roundoff``."""
-        first = max(0, int(math.floor(epsilon / self.h)) - self.start)
-        k = max(self.pmf.size - first, 0) + 2
+        k = self.pmf.size - self.first_kept(epsilon) + 2
         mass = 1.0 + self.roundoff
         return self.roundoff + (gamma(k) + 4 * UNIT_ROUNDOFF) * mass * (1 + 4 * UNIT_ROUNDOFF)
 
@@ -296,36 +307,66 @@ class ComposedProfile:
     _epsilons: dict[float, tuple[float, float]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def delta_bounds(self, epsilon: float) -> tuple[float, float]:
-        """(lower, upper) bounds on δ_T(ε)."""
+        """(lower, upper) bounds on δ_T(ε), each a double in [0, 1], lower ≤ δ_T(ε) ≤ upper, for every double ε.
+
+        *Sound for* the grids' laws within their round-off (module notes): the lower bound is δ̃_low(ε + t) less its
+        computed error and η, the upper δ̃_up(ε − t) plus them, each rounded outward.  Outside what they can say, the
+        trivial bound, which is still true since δ_T(ε) ∈ [0, 1] for every ε: 0 below and 1 above where the grid's
+        error bound is 1 or more (a round-off that exceeds the mass) or a term is not finite, and (0, 1) at ε = NaN
+        (no ε).  An ε beyond the grid's support is no exception: above it the grid's δ is its +∞ mass (the upper
+        bound) or 0 (the lower), below it the whole mass, each exact for the grid law (:meth:`GridLaw.delta`)."""
+        if math.isnan(epsilon):
+            return 0.0, 1.0
         return self._delta_low(epsilon), self._delta_high(epsilon)
 
     def _delta_low(self, epsilon: float) -> float:
         at = epsilon + self.shift
+        value, error = self.lower.delta(at), self.lower.delta_error(at)
+        if not (math.isfinite(value) and error < 1.0):  # no bound above the trivial one (NaN fails the test too)
+            return 0.0
         # fsum rounds the exact sum once (to nearest): one step down makes it a lower bound
-        bound = math.fsum((self.lower.delta(at), -self.lower.delta_error(at), -self.eta))
-        return max(0.0, math.nextafter(bound, -math.inf))
+        bound = math.fsum((value, -error, -self.eta))
+        return min(1.0, max(0.0, math.nextafter(bound, -math.inf)))
 
     def _delta_high(self, epsilon: float) -> float:
         at = epsilon - self.shift
-        bound = math.fsum((self.upper.delta(at), self.upper.delta_error(at), self.eta))
-        return min(1.0, math.nextafter(bound, math.inf))
+        value, error = self.upper.delta(at), self.upper.delta_error(at)
+        if not (math.isfinite(value) and error < 1.0):
+            return 1.0
+        bound = math.fsum((value, error, self.eta))
+        return max(0.0, min(1.0, math.nextafter(bound, math.inf)))
 
     def epsilon_bounds(self, delta: float) -> tuple[float, float]:
-        """(lower, upper) bounds on ε_T(δ) = inf{ε ≥ 0 : δ_T(ε) ≤ δ}: each the crossing of its own bound on δ_T."""
+        """(lower, upper) bounds on ε_T(δ) = inf{ε ≥ 0 : δ_T(ε) ≤ δ}: each the crossing of its own bound on δ_T
+        (:func:`_crossing`).  The upper one is +∞ where the upper bound on δ_T stays above δ up to
+        :data:`CROSSING_LIMIT` (a δ below the grid's round-off, its +∞ mass or η: the grid cannot show any ε
+        holds it), the lower one is then the largest ε shown to exceed δ; δ = NaN gives (0, +∞), true of any δ."""
+        if math.isnan(delta):
+            return 0.0, math.inf
         if delta not in self._epsilons:
-            self._epsilons[delta] = _crossing(self._delta_low, delta), _crossing(self._delta_high, delta)
+            self._epsilons[delta] = (
+                _crossing(self._delta_low, delta, upper=False),
+                _crossing(self._delta_high, delta, upper=True),
+            )
         return self._epsilons[delta]
 
 
-def _crossing(profile: Callable[[float], float], delta: float) -> float:
-    """inf{ε ≥ 0 : profile(ε) ≤ δ} of a non-increasing profile, by bisection to 1e-9."""
+#: The largest ε :func:`_crossing` evaluates a profile at: beyond it the crossing is stated as a bound only.
+CROSSING_LIMIT = 2.0**14
+
+
+def _crossing(profile: Callable[[float], float], delta: float, upper: bool) -> float:
+    """inf{ε ≥ 0 : profile(ε) ≤ δ} of a non-increasing profile, by bisection to 1e-9, where it is at most
+    :data:`CROSSING_LIMIT`.  Beyond it, a bound of the same side: +∞ for an ``upper`` bound on δ_T (whose crossing
+    bounds ε_T(δ) from above), else the last ε where the profile, a lower bound on δ_T, was seen above δ -- δ_T
+    exceeds δ there, so ε_T(δ) is at least it (+∞ would claim more than was shown)."""
     if profile(0.0) <= delta:
         return 0.0
     high = 1.0
     while profile(high) > delta:
+        if high >= CROSSING_LIMIT:
+            return math.inf if upper else high
         high *= 2.0
-        if high > 1e4:
-            return math.inf
     return float(optimize.brentq(lambda e: profile(e) - delta, 0.0, high, xtol=1e-9))
 
 

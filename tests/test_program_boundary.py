@@ -7,6 +7,7 @@ Seen failing on main before the fix: a program raising on D was reported FAIL (e
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import subprocess
@@ -153,11 +154,12 @@ if os.environ.get("FORK_AT_IMPORT"):
 def forks_once(data, rng):
     with open("calls.txt", "a") as calls:
         calls.write(f"{os.getpid()}\\n")
+    noise = rng.laplace(0.0, 1.0)  # drawn before the fork: a draw in the copy would keep the claim undecided
     if not FORKED:
         FORKED.append(1)
         os.fork()  # the copy returns into the audit
     values = np.nan_to_num(data["value"].to_numpy(dtype=float))
-    return float(np.clip(values, 0.0, 1.0).sum()) + rng.laplace(0.0, 1.0)
+    return float(np.clip(values, 0.0, 1.0).sum()) + noise
 """
 
 
@@ -180,8 +182,11 @@ def test_a_copy_the_program_forks_never_runs_the_audit(tmp_path, monkeypatch, co
     else:
         args = ["program", "forking:forks_once", "--data", "people.csv", "--claim-epsilon", "1", "--claim-delta", "0"]
         assert cli.main([*args, "--bounds", "0,1", "--law", "ideal", "--trials", "2000", "--report", "none"]) == 0
-    callers = set((tmp_path / "calls.txt").read_text(encoding="utf-8").split())
-    assert len(callers) == 1, callers
+    # the audit's process makes every call but one: D's record replayed once in a fresh process (a pid of its own);
+    # a copy returned into the audit would make the rest of the audit's calls
+    callers = collections.Counter((tmp_path / "calls.txt").read_text(encoding="utf-8").split())
+    (audit, _), *others = callers.most_common()
+    assert len(others) <= 1 and all(calls == 1 for _, calls in others), callers
 
 
 BOMB = """

@@ -21,6 +21,7 @@ import pytest
 import pdp_audit
 from pdp_audit.audits.program import analysis
 from pdp_audit.audits.program.analysis import MOST_PATHS, analyse
+from pdp_audit.audits.program.findings import Conditioned
 from pdp_audit.cli import main as cli
 from pdp_audit.verify.inputs.validation import InputError
 
@@ -132,7 +133,11 @@ def test_two_paths_are_replayed_twice_however_many_draw_sets(monkeypatch, seed):
     found, replays = _full_replays(monkeypatch, doubled_on_some_draws, seed)
     assert len(replays) == 2 and replays[0] == 0 and found.unreplayed == 0
     assert [d.index for d in found.draw_sets] == replays
-    assert found.worst() is not None and found.worst().refuted  # the doubled path: sensitivity 2 at scale 1
+    # the doubled path: sensitivity 2 at scale 1, given the coin -- which the release does not reveal, so the
+    # composition is a bound on the conditional laws, a finding for the black box, not a refutation
+    worst = found.worst()
+    assert worst is not None and not worst.refuted
+    assert any(isinstance(f, Conditioned) and f.lower.pure >= 2 for f in worst.findings)
 
 
 @pytest.mark.tier2

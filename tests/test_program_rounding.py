@@ -237,8 +237,13 @@ def test_a_bug_behind_a_rounding_is_refuted_by_composition(bug, twin, data, opti
 def test_its_twin_behind_the_same_rounding_is_certified_at_the_ideal_law(bug, twin, data, options):
     """Certified where its composition is below ε by more than the readings' brackets; a twin at exactly ε (the
     histogram's and the count's: integer counts, scale exactly 1/ε) is undecided, never refuted -- its shift behind
-    the rounding is known to its bisection's bracket only (issue 70, item 3: no margin certifies)."""
+    the rounding is known to its bisection's bracket only (issue 70, item 3: no margin certifies).  The median's
+    twin is undecided too: at this draw the probe's shifts of ±2⁻⁷ (its scale 10) cross a cent's boundary both ways,
+    so its rounding reads as affine with coefficient 0.01/2⁻⁷ = 1.28 and its shift as 1.1/1.28; its release on D′ at
+    the noise moved by that shift is not D's (:mod:`pdp_audit.audits.program.same_map`), and no certificate rests on
+    the misread shift (issue 83, item 3: the same misreading certified an ε = 1.2 bug,
+    tests/test_program_postprocessing_proved.py)."""
     assert _audit(twin, data, options).verdict != "fail"
     run = _audit(twin, data, options, law="ideal")
-    at_budget = twin in (histogram_replace_one_scale, count_scale)
-    assert run.verdict == ("inconclusive" if at_budget else "pass"), _summary(run)
+    undecided = twin in (histogram_replace_one_scale, count_scale, median_global_scale)
+    assert run.verdict == ("inconclusive" if undecided else "pass"), _summary(run)

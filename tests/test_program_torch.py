@@ -188,19 +188,74 @@ def test_a_tensor_release_is_audited_as_its_number():
         (lambda: torch.tensor([1.0]), lambda: np.array([1.0], dtype=np.float32), False),
         (lambda: torch.tensor([1.0, 2.0]), lambda: torch.tensor([[1.0, 2.0]]), False),
         (lambda: torch.tensor([1.0]), lambda: torch.nn.Parameter(torch.tensor([1.0])), False),
-        (lambda: torch.tensor([1.0]), lambda: torch.tensor([1.0], requires_grad=True) * 1, False),
+        (lambda: torch.tensor([1.0]), lambda: torch.tensor([1.0], requires_grad=True), False),
         (lambda: torch.tensor([2**53 + 1]), lambda: torch.tensor([2**53]), False),
         (lambda: torch.tensor([1.5], dtype=torch.bfloat16), lambda: torch.tensor([1.5], dtype=torch.float32), False),
         (lambda: _bits(0x7FC1), lambda: _bits(0x7FC2), False),  # two bfloat16 NaNs of other payloads
-        (lambda: torch.tensor([1 + 2j]).conj(), lambda: torch.tensor([1 - 2j]), True),  # the conjugate bit resolved
+        (lambda: torch.tensor([1 + 2j]).conj(), lambda: torch.tensor([1 - 2j]), False),  # is_conj() shows the bit
+        (lambda: _with_grad(1.0), lambda: _with_grad(2.0), False),  # a leaf's grad, which a reader sets and sees
+        pytest.param(
+            lambda: torch.zeros(2, names=("n", None)), lambda: torch.zeros(2, names=("m", None)), False,
+            marks=pytest.mark.skipif(not hasattr(torch.Tensor, "names"), reason="torch 2.13 has no named tensors"),
+        ),
+        (lambda: torch.zeros(2, 3), lambda: torch.zeros(3, 2).T, False),  # the strides
+        (lambda: _inference(), lambda: torch.zeros(1), False),  # is_inference(): in-place updates refused
+        # which memory two parts share: writing into one changes the other, and pickle keeps it
+        (lambda: _shared(lambda a: a.view(2, 2)), lambda: _unshared(lambda a: a.view(2, 2)), False),
+        (lambda: _shared(lambda a: a.numpy()), lambda: _unshared(lambda a: a.numpy()), False),
+        (lambda: _shared_numpy(), lambda: _unshared_numpy(), False),
+        (lambda: _shared(lambda a: a.view(2, 2)), lambda: _shared(lambda a: a.view(2, 2)), True),
     ],
     ids=["equal", "signed-zero", "dtype", "numpy", "shape", "parameter", "requires-grad", "int64", "bfloat16",
-         "bfloat16-nan", "conjugate"],
+         "bfloat16-nan", "conjugate", "grad", "names", "strides", "inference", "shared-view", "shared-numpy",
+         "from-numpy", "shared-alike"],
 )  # fmt: skip
 def test_tensors_encode_alike_iff_the_same_tensor(a, b, alike):
     from pdp_audit.verify.inputs.release_codec import encode
 
     assert (encode(a()) == encode(b())) is alike
+
+
+def _with_grad(value):
+    leaf = torch.zeros(1, requires_grad=True)
+    leaf.grad = torch.tensor([value])
+    return leaf
+
+
+def _inference():
+    with torch.inference_mode():
+        return torch.zeros(1)
+
+
+def _shared(view):
+    tensor = torch.arange(4.0)
+    return tensor, view(tensor)
+
+
+def _unshared(view):
+    tensor = torch.arange(4.0)
+    return tensor, view(tensor.clone())
+
+
+def _shared_numpy():
+    array = np.arange(4.0)
+    return array, torch.from_numpy(array)
+
+
+def _unshared_numpy():
+    array = np.arange(4.0)
+    return array, torch.from_numpy(array.copy())
+
+
+def _overlapping():
+    array = np.arange(4.0)
+    return array, torch.from_numpy(array[1:])  # a tensor of its own storage, inside the array's buffer
+
+
+def _with_attribute():
+    tensor = torch.zeros(1)
+    tensor.secret = 1.0
+    return tensor
 
 
 def _bits(pattern):
@@ -212,8 +267,12 @@ def _bits(pattern):
     [
         (lambda: torch.zeros(2).to_sparse(), "torch.sparse_coo"),
         (lambda: torch.zeros(2, dtype=torch.float8_e4m3fn), "dtype torch.float8_e4m3fn"),
+        (lambda: torch.tensor([1.0], requires_grad=True) * 2, "autograd graph"),  # its graph holds its inputs
+        (lambda: torch.arange(4.0)[:1], "a view of a larger storage"),  # pickle writes the whole storage
+        (_with_attribute, "attributes ['secret']"),
+        (_overlapping, "shares part of its memory"),
     ],
-    ids=["sparse", "float8"],
+    ids=["sparse", "float8", "graph", "view", "attribute", "overlapping"],
 )
 def test_a_tensor_numpy_cannot_hold_is_refused_in_one_line(make, said):
     from pdp_audit.verify.inputs.release_codec import UnencodableRelease, encode

@@ -50,10 +50,10 @@ def test_floats_encode_alike_iff_their_bits_are_equal(a, b):
 def test_float32_and_float16_encode_alike_iff_their_bits_are_equal(a, b, c, d):
     """Widening a float32 or float16 to float64 quiets a signalling NaN: its bits are kept apart."""
     as32 = np.array([a, b], dtype=np.uint32).view(np.float32)
-    assert _alike(as32[:1], as32[1:]) == (a == b)
+    assert _alike(as32[:1].copy(), as32[1:].copy()) == (a == b)  # copies: a view's base and offset are read
     assert _alike(as32[0], as32[1]) == (a == b)
     as16 = np.array([c, d], dtype=np.uint16).view(np.float16)
-    assert _alike(as16[:1], as16[1:]) == (c == d)
+    assert _alike(as16[:1].copy(), as16[1:].copy()) == (c == d)
     swapped = np.array([b, a], dtype=np.uint32).view(np.complex64)
     assert _alike(np.array([a, b], dtype=np.uint32).view(np.complex64), swapped) == (a == b)
 

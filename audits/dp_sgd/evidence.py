@@ -181,6 +181,13 @@ def _dp_check(spec: CheckSpec, tail: ComposedTail, config: DpSgdAuditConfig, ref
     )
 
 
+def figure_top(claim: float, bracket: tuple[float, float]) -> float:
+    """The right end of a figure's ε axis: 1.5 × the largest finite of the claimed ε and the exact ε's bracket.  The
+    bracket's upper end is +∞ where the grid cannot show any ε holds δ (a δ below its round-off:
+    :meth:`pdp_audit.mechanisms.pld_composition.ComposedProfile.epsilon_bounds`); an axis to it would be NaN points."""
+    return 1.5 * max(e for e in (claim, *bracket) if math.isfinite(e))
+
+
 def _profile_figure(tail: ComposedTail, config: DpSgdAuditConfig, ref: Reference):
     """δ(ε) of the check's direction on a log axis: the FFT reference's two bounds, the importance-sampled estimate
     at the claimed ε with its certified interval, and the claim."""
@@ -190,8 +197,9 @@ def _profile_figure(tail: ComposedTail, config: DpSgdAuditConfig, ref: Reference
 
     def exact_curve():
         if not curve:
-            top = 1.5 * max(config.epsilon, ref.profiles[direction].epsilon_bounds(config.delta)[1])
-            grid = np.linspace(0.0, top, FIGURE_POINTS)
+            grid = np.linspace(
+                0.0, figure_top(config.epsilon, ref.profiles[direction].epsilon_bounds(config.delta)), FIGURE_POINTS
+            )
             points = with_progress(grid, len(grid), f"dp-sgd, exact δ(ε) of {direction}", "point")
             curve.append((grid, np.array([ref.delta_bounds(direction, float(e)) for e in points])))
         return curve[0]

@@ -33,10 +33,13 @@ from pdp_audit.audits.program import (
     carried_events,
     carried_steps,
     comparison,
+    conditioning,
     exact_shifts,
     library_steps,
     paths,
+    reproduction,
     rounded_steps,
+    same_map,
     search,
     through,
     trace,
@@ -45,11 +48,13 @@ from pdp_audit.audits.program.config import DRAW_SETS
 from pdp_audit.audits.program.findings import (
     CarriedAbove,
     CoefficientMoved,
+    Conditioned,
     Diverged,
     Fault,
     Finding,
     FreeDiffers,
     Inconsistent,
+    MapMoved,
     NoisyDiffers,
     Rescale,
     Rescaled,
@@ -63,8 +68,10 @@ from pdp_audit.audits.program.findings import (
 from pdp_audit.audits.program.findings import (
     criterion as objective,
 )
+from pdp_audit.audits.program.fresh_process import Elsewhere
 from pdp_audit.audits.program.neighbours import Neighbour, identity, neighbours, non_finite
 from pdp_audit.audits.program.recorder import LOCATION_FAMILIES
+from pdp_audit.audits.program.sources import replayable
 from pdp_audit.verify.core.candidate_search import maximise
 
 
@@ -151,6 +158,12 @@ class DrawSet:
         among it), made once: D is not a neighbour's to change."""
         return exact_shifts.Shared.of(self.recorded, self.probe)
 
+    @functools.cached_property
+    def line(self) -> same_map.Line:
+        """D's release along the noise's range (:class:`.same_map.Line`), read once on the draw set's first pair that
+        is checked: every pair's check of its map compares with it."""
+        return same_map.Line.of(self.recorded, self.probe)
+
 
 @dataclass(frozen=True)
 class Named:
@@ -178,11 +191,19 @@ class Analysis:
     #: further draw sets that took a path of their own past :data:`MOST_PATHS`: recorded on D and replayed on the
     #: sentinels only
     unreplayed: int = 0
+    #: D's record replayed in a fresh process (:mod:`.fresh_process`; None: not yet, made only where the exact checks
+    #: would otherwise certify)
+    elsewhere: Elsewhere | None = None
 
     @property
     def reproducible(self) -> bool:
-        """Every draw set's record replays on D to its release."""
-        return all(d.probe.reproducible for d in self.draw_sets) if self.draw_sets else self.probe.reproducible
+        """Every draw set's record replays on D to its release, no neighbour's replay drew randomness the audit
+        cannot replay (the program may draw it on D′ alone), and D's record gives its release in a fresh process
+        where it was replayed there."""
+        recorded = all(d.probe.reproducible for d in self.draw_sets) if self.draw_sets else self.probe.reproducible
+        replays = [p.comparison.replayed for p in self.pairs]
+        drawn = all(replayable(run.unrecorded) for run in replays if run is not None)
+        return recorded and drawn and (self.elsewhere is None or self.elsewhere.same)
 
     def unshifted(self) -> Unshifted | None:
         """The calls whose draws the probe cannot shift nor the composition account (:func:`_blind`), where some
@@ -399,6 +420,7 @@ def analyse(
     if budget.active:
         named = Named([drawn for drawn, _ in replays], list(pairs))
         pairs += _searched(program, data, relation, bounds, named, claim, seed, budget)
+    _replayed_last(program, data, [drawn for drawn, _ in replays])
     return Analysis(
         first.recorded,
         first.probe,
@@ -410,6 +432,25 @@ def analyse(
         recorded_sets=max(1, draw_sets),
         unreplayed=unreplayed,
     )
+
+
+def _replayed_last(program: Callable, data: Any, draw_sets: list[DrawSet]) -> None:
+    """Each draw set's record replayed on D once more, after every neighbour was replayed and read
+    (:mod:`.reproduction`): where it no longer gives the record's release (a state the program keeps moved while the
+    audit ran), its probe is marked not reproducible, saying how (its claim undecided, :func:`.decision.decide`)."""
+    with trace.Session(program) as session:
+        for drawn in draw_sets:
+            if not drawn.probe.reproducible:
+                continue
+            session.draws(drawn.seed)
+            replayed = functools.partial(trace.replay, session, data, drawn.recorded.calls)
+            try:
+                again = reproduction.reproduced(replayed, drawn.recorded)
+            except trace.ProgramFault as fault:  # a fault on D now, not on the record's run: the program's state
+                again = reproduction.Reproduction(False, f"raises ({fault})")
+            if not again.same:
+                drawn.probe.reproducible = False
+                drawn.probe.departed = f"after the neighbours {again.how or 'gives another release'}"
 
 
 def _further(
@@ -533,6 +574,7 @@ def _replayed(
             sizes.append(_magnitude(data, neighbour, made))
         compared = comparison.compare(session, made, drawn.recorded, drawn.probe, data=data, epsilon=epsilon)
         through.read_through(session, (data, made), drawn.recorded, drawn.probe, compared)  # a clamp's flat region
+        same_map.check(session, (data, made), drawn.line, compared)  # the same post-processing on D and D′
         out.append(compared)
     return out
 
@@ -714,9 +756,10 @@ def _judged(
     above = lower is not None and accounting.exceeds(lower, delta)
     unshown = carried_steps.unshown(c, found) if above else ()
     result.unshown = unshown
+    secret = conditioning.secret_draws(recorded, found) if above and not unshown else ()
     if above and not unshown:
-        assert lower is not None
-        composition.append(CarriedAbove(lower))
+        assert lower is not None  # given draws the release does not reveal, a bound on the conditional laws only
+        composition.append(Conditioned(lower, secret) if secret else CarriedAbove(lower))
     elif upper.high > delta and not c.carriers_moved:  # else no composition of D's steps describes D′'s release
         composition.append(UpperAbove(upper))
     result.steps, result.carried, result.upper, result.lower = known, carried, upper, lower
@@ -756,7 +799,9 @@ def _structural(
         carried_calls = {found.elements[int(j)].call for j in found.carrier if j >= 0}
         moved = tuple(Rescale(i, str(a), str(b)) for i, a, b in c.replayed.rescaled)
         carried = tuple(m.call for m in moved if m.call in carried_calls)
-        out.append(Rescaled(moved, carried, delta == 0, carried_steps.tails_shown(c, found, epsilon)))
+        tails = carried_steps.tails_shown(c, found, epsilon)
+        secret = conditioning.secret_draws(recorded, found) if tails > 0 else ()
+        out.append(Rescaled(moved, carried, delta == 0, tails, secret))
     if c.structure_differs:
         out.append(StructureDiffers())
     if c.free_differ:
@@ -768,6 +813,9 @@ def _structural(
         out.append(NoisyDiffers(len(c.noisy_differ)))
     if c.inconsistent:
         out.append(Inconsistent(len(c.inconsistent)))
+    if c.map_moved is not None:
+        m = c.map_moved
+        out.append(MapMoved(m.noise, m.coordinate, m.on_d, m.on_d_prime, m.count, m.moved))
     if c.coefficient_changed:  # exact only where the call's own scale moved (Rescaled, above)
         out.append(CoefficientMoved(tuple(c.coefficient_changed)))
     return out

@@ -4,8 +4,9 @@ another audit).
 
 Checks, one family at the run's α:
 
-* ``program-record`` (exact): the program replays its recorded draws on D to the same release -- else it draws
-  randomness the recorder does not see, and nothing structural is trusted (inconclusive);
+* ``program-record`` (exact): the program replays its recorded draws on D to the same release -- and, before a
+  certificate, in a fresh process (:mod:`.fresh_process`) -- and draws, on D or on a neighbour, no randomness the
+  audit cannot replay (:mod:`.entropy`); else nothing structural is trusted (inconclusive);
 * ``program-structure`` (exact): on every neighbour searched, the replay with D's draws follows the same calls and
   the release differs only where the recorded noise carries it -- a divergence, a noise-free coordinate or structure
   that differs, a scale taken from the data are findings with their witness (inconclusive: a finding to confirm;
@@ -37,7 +38,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import confirmation, feasibility, isolated, screening, smaller, trace
+from pdp_audit.audits.program import (
+    confirmation,
+    feasibility,
+    file_reads,
+    fresh_process,
+    isolated,
+    screening,
+    smaller,
+    trace,
+)
 from pdp_audit.audits.program.analysis import Analysis, PairResult, analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.audits.program.confirmation import Run
@@ -92,9 +102,17 @@ def parse_data(path: str, raw: bytes) -> Any:
     import pandas as pd
 
     try:
-        return pd.read_csv(io.BytesIO(raw))
+        table = pd.read_csv(io.BytesIO(raw))
+        header = pd.read_csv(io.BytesIO(raw), header=None, nrows=1, dtype=str, keep_default_na=False)
     except (OSError, ValueError) as err:
         raise InputError(f"--data: cannot read {path!r} ({err})"[:300]) from None
+    names = header.iloc[0].tolist() if len(header) else []
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:  # pandas renames the second ``a`` to ``a.1``: the program would read a column the file lacks
+        raise InputError(
+            f"--data: {shown(path)} has duplicate column names {duplicates}; every column needs its own name"
+        )
+    return table
 
 
 def _target(config: ProgramAuditConfig) -> tuple[Callable, Any, str]:
@@ -126,7 +144,17 @@ PROGRAM_SCOPES = {
 
 def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Callable | None = None):
     """The audit of ``config``'s program (module notes); ``confirm(samplers, epsilon, delta, trials, seed, law)``: the
-    black box's evidence on a pair of samplers ``(size, rng) -> releases`` (None: no confirmation)."""
+    black box's evidence on a pair of samplers ``(size, rng) -> releases`` (None: no confirmation).  The audited data
+    file (``config.data``), opened by the program itself while the audit runs, is one line (:mod:`.file_reads`)."""
+    try:
+        with file_reads.refused([] if config.data is None else [config.data]):
+            return _audited(config, progress, confirm)
+    except file_reads.DataFileRead as read:
+        name = config.program or str(getattr(config.target and config.target[0], "__qualname__", "program"))
+        raise InputError(read.words(name)) from None
+
+
+def _audited(config: ProgramAuditConfig, progress: bool, confirm: Callable | None):
     program, data, name = _target(config)
     epsilon, delta = config.claim_epsilon, config.claim_delta
     try:
@@ -137,6 +165,9 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
     audits = [] if confirm is None else _isolated(analysis, config, confirm, (program, data))
     estimate = estimated(analysis.pairs, audits, config.alpha)
     evidence = decide(analysis, (epsilon, delta), config.law, audits, estimate)
+    if all(e.verdict == "pass" for e in evidence):  # before a certificate: D's record replayed in a fresh process
+        analysis.elsewhere = fresh_process.replayed_elsewhere(program, data, analysis.recorded)
+        evidence = decide(analysis, (epsilon, delta), config.law, audits, estimate)
     if confirm is not None and any(e.verdict != "pass" for e in evidence):
         evidence += _confirmations(analysis, (program, data), config, confirm, evidence)
     parameters = {**_parameters(config, analysis), "libraries": used_libraries(program, analysis)}
@@ -171,7 +202,7 @@ def _confirmations(
     if refuted and confirmation.wide(budget.numbers):
         return [confirmation.not_run(refuted[0], budget)]
     config = dataclasses.replace(config, trials=budget.trials)
-    witness = analysis.worst(confirmable=True)
+    witness = confirmation.witness(analysis)
     first = None if witness is None or not witness.findings else _on_witness(target, witness, config, confirm)
     screened, second = None, None
     if not confirmation.refutes(first, config.alpha):

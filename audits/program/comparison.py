@@ -30,6 +30,22 @@ from pdp_audit.audits.program.trace import Probe, ProgramFault, Run, Session, re
 from pdp_audit.verify.inputs import release_codec
 
 
+@dataclass(frozen=True)
+class Moved:
+    """A sample where D′'s release is not D's at the noise shifted by Δ: ``noise`` its λ (in scales of each
+    element, from its recorded draw), ``coordinate`` the first coordinate that differs (−1: the structure or the
+    path), its values on D and on D′ as a report writes them, ``count`` the coordinates that differ, and ``moved``
+    how far the pair's noisy values moved, x/(1 + x) of x = max |Δ̂_j|/b_j (the order among such pairs: a threshold
+    that moves with the data opens the widest window where the data moved most)."""
+
+    noise: float
+    coordinate: int
+    on_d: str
+    on_d_prime: str
+    count: int
+    moved: float = 0.0
+
+
 @dataclass
 class Comparison:
     """A neighbour D′ replayed with D's draws: ``divergence`` (None, or the first diverging call as one line) or
@@ -77,6 +93,14 @@ class Comparison:
     #: None: not read -- its lower step is then not yet shown carried), and the edges verified where the range is not
     ranges: dict[int, float] | None = None
     events: dict[int, carried_events.Edges] = field(default_factory=dict)
+    #: per element read through a post-processing (:mod:`.through`), a proven bound on its shift's error
+    #: (:func:`.replay_bounds.offset_shift_bound`): the map's check only (:mod:`.same_map`; the composition keeps
+    #: :attr:`bounds`)
+    through_bounds: dict[int, float] = field(default_factory=dict)
+    #: the release's map checked along the noise's range (:mod:`.same_map`): the samples compared on D′, and the
+    #: first where D′'s release is not D's at the noise shifted by the pair's shifts (None: none, or not checked)
+    map_samples: int = 0
+    map_moved: Moved | None = None
 
 
 def compare(

@@ -22,7 +22,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from pdp_audit.audits.program import screening
-from pdp_audit.audits.program.analysis import PairResult
+from pdp_audit.audits.program.analysis import Analysis, PairResult
 from pdp_audit.audits.program.decision import CHECKS, found
 from pdp_audit.audits.program.release_sampler import MOST_COLUMNS
 from pdp_audit.audits.program.smaller import Smaller
@@ -94,6 +94,22 @@ class Budget:
                 "release, so a refutation of what it read refutes the release (Dwork & Roth 2014, Prop. 2.1)."
             )
         return " ".join(said)
+
+
+def witness(analysis: Analysis) -> PairResult | None:
+    """The pair the black box confirms first, chosen by the exact analysis alone: the pair the composition refutes,
+    where one does; else the structure check's witness -- the pair of highest order among those with a structural
+    finding the black box can run (a difference the noise does not explain: the NaN record a fallback maps to a
+    constant, the record whose removal takes a category out), as :func:`.decision.decide` names it; else the witness
+    of every finding (:meth:`.Analysis.worst`).  A composition's bound above the claim (:class:`.findings.UpperAbove`)
+    ranks above a noisy coordinate that differs, but it is a bound, often above the claim by its readings' rounding
+    alone, which no release can show: confirming it first left a rounded NaN fallback undecided while its NaN pair,
+    named by the structure check, refutes at once."""
+    worst = analysis.worst(confirmable=True)
+    if worst is None or worst.refuted:
+        return worst
+    named = [p for p in analysis.pairs if p.structural and p.comparison.fault is None]
+    return max(named, key=lambda p: p.order) if named else worst
 
 
 def refutes(run: Run | None, alpha: float) -> bool:

@@ -1,8 +1,10 @@
 """The program audit's exact checks decided once, from the typed findings of every pair (:mod:`.findings`), their
 compositions (:mod:`.accounting`) and the primitives audited in isolation (:mod:`.isolated`): :func:`decide`.
 
-* ``program-record``: pass where every draw set's record replays on D to its release, else inconclusive (randomness
-  the recorder does not see: nothing structural is trusted).
+* ``program-record``: pass where every draw set's record replays on D to its release, D's record gives it in a fresh
+  process too where it was replayed there (:mod:`.fresh_process`), and no run on D or on a neighbour drew randomness
+  the audit cannot replay (:mod:`.entropy`); else inconclusive (randomness the recorder does not see: nothing
+  structural is trusted).
 * ``program-structure``: pass where no pair has a structural finding; fail where one is exact (released noise whose
   scale moves, against a pure claim); else inconclusive, its witness the pair of highest order
   (:attr:`.PairResult.order`).
@@ -19,15 +21,16 @@ The run's verdict and exit code follow from these and the black box's confirmati
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
 from pdp_audit.audits.program.analysis import Analysis, PairResult
 from pdp_audit.audits.program.estimated import Estimated
-from pdp_audit.audits.program.findings import Rescaled, Unshifted, rank
+from pdp_audit.audits.program.findings import Conditioned, Rescaled, Unshifted, rank
 from pdp_audit.audits.program.isolated import Isolated, line
-from pdp_audit.audits.program.recorder import NOT_RECORDED, REPEATED
-from pdp_audit.audits.program.sources import UNREPLAYABLE, named
+from pdp_audit.audits.program.recorder import ELSEWHERE, NOT_RECORDED, REPEATED, UNREPLAYABLE
+from pdp_audit.audits.program.sources import named
 from pdp_audit.reports.records import Verdict
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare
 
@@ -104,37 +107,70 @@ def decide(
     composition = _composition(analysis, epsilon, delta, details, law)
     if isolated:
         composition = _with_isolated(composition, isolated, estimate, claim)
-    return [_record(analysis), _structure(analysis), composition]
+    checks = [_record(analysis), _structure(analysis), composition]
+    return checks if analysis.reproducible else [_untrusted(check) for check in checks]
+
+
+def _untrusted(check: Evidence) -> Evidence:
+    """``check`` where the record on D does not reproduce (:mod:`.reproduction`): a refutation read from the replays
+    is not exact, and stays undecided.  Every reading compares a replay with the record as the data's doing or the
+    noise's; a program whose replay on D departs from its record is no function of the data and the recorded draws
+    (a state it keeps, randomness the audit does not see), and a difference between its replays on D and D′ may be
+    the state's (``10·k + x + Lap(1)`` on its k-th call is DP at every k, and its replays differ by 10 a call)."""
+    if check.verdict != "fail":
+        return check
+    why = (
+        "Not exact: the record on D does not reproduce (program-record), so no difference between replays is read "
+        "as the data's doing. "
+    )
+    return dataclasses.replace(check, verdict="inconclusive", note=why + check.note)
+
+
+#: Why a record that does not reproduce keeps the claim undecided, by the unrecorded source its notes name first.
+UNREPRODUCED = (
+    (UNREPLAYABLE, "The program uses randomness the audit cannot replay."),
+    (REPEATED, "The program draws a recorded stream twice (a copy or a saved state of it)."),
+    (ELSEWHERE, "The program draws randomness in another process, which the audit does not record."),
+)
 
 
 def _record(analysis: Analysis) -> Evidence:
     unrecorded = _unrecorded(analysis)
-    details = {"trace": _trace(analysis, None), "unrecorded": unrecorded}
+    details: dict[str, Any] = {"trace": _trace(analysis, None), "unrecorded": unrecorded}
     seen = f" Randomness not recorded: {'; '.join(unrecorded)}." if unrecorded else ""
     if not analysis.reproducible:
-        return Evidence(
-            CHECKS["program-record"],
-            verdict="inconclusive",
-            note=f"The program uses randomness the audit cannot replay.{seen}"
-            if any(UNREPLAYABLE in line for line in unrecorded)
-            else f"The program draws a recorded stream twice (a copy or a saved state of it).{seen}"
-            if any(REPEATED in line for line in unrecorded)
-            else "Replaying the recorded draws on D gives another release: the program draws "
-            f"randomness the recorder does not see ({NOT_RECORDED}).{seen}",
-            details=details,
-        )
+        why = next((w for source, w in UNREPRODUCED if any(source in line for line in unrecorded)), None)
+        departed = next((d.probe.departed for d in analysis.draw_sets if d.probe.departed), analysis.probe.departed)
+        if why is None and analysis.elsewhere is not None and not analysis.elsewhere.same:
+            why = "D's record does not give its release in a fresh process."
+        if why is None:  # no source the record noted says why: the replay itself does (:mod:`.reproduction`)
+            why = (
+                f"Replaying the recorded draws on D {departed or 'gives another release'}: randomness or state the "
+                f"audit does not record (a value the program keeps between calls; {NOT_RECORDED})."
+            )
+        details["departed"] = departed
+        return Evidence(CHECKS["program-record"], verdict="inconclusive", note=why + seen, details=details)
     return Evidence(
         CHECKS["program-record"],
         verdict="pass",
-        note=f"{len(analysis.recorded.calls)} primitive call(s) recorded; the replay on D reproduces the release."
-        + seen,
+        note=f"{len(analysis.recorded.calls)} primitive call(s) recorded; the replay on D reproduces the release"
+        + ("" if analysis.elsewhere is None else " here and in a fresh process (another hash seed, addresses, time)")
+        + f".{seen}",
         details=details,
     )
 
 
 def _unrecorded(analysis: Analysis) -> list[str]:
-    """The randomness each draw set's record on D used and did not record (:mod:`.sources`), one line each."""
-    return named([d.recorded for d in analysis.draw_sets] or [analysis.recorded])
+    """The randomness each draw set's record on D and each neighbour's replay used and did not record
+    (:mod:`.sources`, :mod:`.entropy`), and what D's record replayed in a fresh process showed
+    (:mod:`.fresh_process`), one line each."""
+    lines = named([d.recorded for d in analysis.draw_sets] or [analysis.recorded])
+    replays = [p.comparison.replayed for p in analysis.pairs if p.comparison.replayed is not None]
+    # from the neighbours' replays, what keeps the claim undecided only (a constant seed read from D′ is D's kind)
+    lines += [str(note) for run in replays for note in run.unrecorded if note.undecided]
+    elsewhere = analysis.elsewhere
+    lines += [elsewhere.line] if elsewhere is not None and not elsewhere.same else []
+    return list(dict.fromkeys(lines))
 
 
 def _structure(analysis: Analysis) -> Evidence:
@@ -219,11 +255,12 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
             note=f"Every pair of {len(analysis.pairs)} within the claim; {summary}.",
             details={**details, "composed_epsilon": top.upper.pure, "composed_delta": top.upper.high},
         )
+    reasons = _conditioned(analysis.pairs) + _open_reasons(top, open_pairs, delta, unshifted, analysis.reproducible)
     return Evidence(
         spec,
         verdict="inconclusive",
         estimate=top.upper.high,
-        note=f"{summary}; " + "; ".join(_open_reasons(top, open_pairs, delta, unshifted)) + ".",
+        note=f"{summary}; " + "; ".join(reasons) + ".",
         details=details,
     )
 
@@ -252,12 +289,12 @@ def _refuted(analysis: Analysis, epsilon: float, delta: float, details: dict) ->
 
 
 def _open_reasons(
-    top: PairResult, open_pairs: list[PairResult], delta: float, unshifted: Unshifted | None
+    top: PairResult, open_pairs: list[PairResult], delta: float, unshifted: Unshifted | None, reproduced: bool = True
 ) -> list[str]:
     """Why a composition that does not refute does not certify either (``unshifted``: :meth:`Analysis.unshifted`)."""
     assert top.upper is not None
     reasons = []
-    if top.upper.high > delta:
+    if top.upper.high > delta and not any(isinstance(f, Conditioned) for p in open_pairs + [top] for f in p.findings):
         reasons.append(
             "the upper composition exceeds δ but the release does not carry every step (a bound, not a refutation)"
         )
@@ -269,7 +306,22 @@ def _open_reasons(
         )
     if unshifted is not None:
         reasons.append(unshifted.line)
+    if not reproduced:
+        reasons.append("the record on D does not reproduce (program-record)")
     return reasons
+
+
+def _conditioned(pairs: list[PairResult]) -> list[str]:
+    """Why a composition above the claim does not refute where it is conditioned on draws the release does not reveal
+    (:mod:`.conditioning`), on the pair of highest order among them; empty where none is."""
+    conditioned = [(p, f) for p in pairs for f in p.findings if isinstance(f, Conditioned)]
+    if not conditioned:
+        return []
+    pair, finding = max(conditioned, key=lambda pf: pf[0].order)
+    return [
+        f"on {pair.neighbour.name} {finding.line}; conditioning on such draws bounds the loss from above only (a "
+        "mixture may lose less: subsampling), so a refutation is the black box's"
+    ]
 
 
 def _with_isolated(

@@ -33,6 +33,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from pdp_audit.audits.program import file_reads
 from pdp_audit.audits.program.audit import parse_data
 from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.reports.records import Run
@@ -114,18 +115,11 @@ def certify_program(deployment: Any, code_version: str, plan: Any, progress: boo
     where = shown(deployment.path)
     config = program_config(deployment, plan)  # every key checked before the module runs or the data is read
     path = str(config.data)  # required: program_values refused a deployment without it
-    with importable(deployment.folder):  # the program may import a module beside it lazily
-        factory = load_factory(where, deployment.folder, deployment.program, key="program")
-        try:
-            raw = Path(path).read_bytes()
-        except OSError as err:
-            raise InputError(f"{where}: parameters.data: cannot read {path!r}: {err.strerror}") from None
-        try:
-            data = parse_data(path, raw)
-        except InputError as err:  # the reader names --data; the file has a key
-            raise InputError(f"{where}: parameters.data{str(err).removeprefix('--data')}") from None
-        config = replace(config, target=(factory.function, data))
-        audited = plan.execute(config, progress)
+    try:
+        with file_reads.refused([path]):  # its module's import may not read the data either
+            audited, factory, raw, data = _audited(deployment, config, plan, progress)
+    except file_reads.DataFileRead as read:
+        raise InputError(f"{where}: parameters.data: {read.words(deployment.program)}") from None
     chosen = values_of(config)
     certified = {
         "mechanism": deployment.mechanism,
@@ -144,6 +138,23 @@ def certify_program(deployment: Any, code_version: str, plan: Any, progress: boo
         "libraries": list(audited.parameters.get("libraries", [])),  # the versions the run saw
     }
     return replace(audited, certified=certified)
+
+
+def _audited(deployment: Any, config: Any, plan: Any, progress: bool) -> tuple:
+    """The deployment's program audited by ``plan``: (its Run, the program's factory, the data's bytes, the data)."""
+    where, path = shown(deployment.path), str(config.data)
+    with importable(deployment.folder):  # the program may import a module beside it lazily
+        factory = load_factory(where, deployment.folder, deployment.program, key="program")
+        try:
+            raw = Path(path).read_bytes()
+        except OSError as err:
+            raise InputError(f"{where}: parameters.data: cannot read {path!r}: {err.strerror}") from None
+        try:
+            data = parse_data(path, raw)
+        except InputError as err:  # the reader names --data; the file has a key
+            raise InputError(f"{where}: parameters.data{str(err).removeprefix('--data')}") from None
+        audited = plan.execute(replace(config, target=(factory.function, data)), progress)
+    return audited, factory, raw, data
 
 
 def _shape(data: Any) -> list[int]:

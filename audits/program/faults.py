@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import traceback
 from types import FrameType
+from typing import Iterable
 
 from pdp_audit.verify.core.libraries import in_library
 
@@ -32,6 +33,20 @@ def raised_at(err: BaseException) -> str | None:
         return None
     own = [(frame, line) for frame, line in frames if not in_library(frame.f_code.co_filename)]
     frame, line = own[-1] if own else frames[0]
+    return _place(frame, line)
+
+
+def stack_place(frames: Iterable[tuple[FrameType, int]]) -> str | None:
+    """Where the user's code stands in a stack (``traceback.walk_stack``: innermost first), as :func:`raised_at`
+    writes it: its innermost frame that is neither pdp-audit's nor Python's library's or an installed package's
+    (``pd.read_csv`` reached from the user's line); None where no frame is the user's."""
+    for frame, line in frames:
+        if not _ours(frame) and not in_library(frame.f_code.co_filename):
+            return _place(frame, line)
+    return None
+
+
+def _place(frame: FrameType, line: int) -> str:
     return f"{_shown(frame.f_code.co_filename)}, line {line}, in {frame.f_code.co_name}"
 
 

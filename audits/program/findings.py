@@ -124,10 +124,12 @@ class Rescaled(Finding):
     carried: tuple[int, ...]
     pure: bool
     tails: float = 0.0
+    #: recorded draws the release does not reveal (:mod:`.conditioning`): the tail event is verified given them only
+    secret: tuple[str, ...] = ()
 
     @property
     def exact(self) -> bool:
-        return self.pure and bool(self.carried) and self.tails > 0
+        return self.pure and bool(self.carried) and self.tails > 0 and not self.secret
 
     @property
     def magnitude(self) -> float:
@@ -146,7 +148,9 @@ class Rescaled(Finding):
             f"the scale of a call depends on the data (call {first.call}: recorded {first.on_d}, on D′ "
             f"{first.on_d_prime})"
         )
-        if self.pure and self.carried and not self.exact:
+        if self.pure and self.carried and self.tails > 0 and self.secret:
+            said += f"; its tails are shown given draws the release does not reveal ({self.secret[0]}): not exact"
+        elif self.pure and self.carried and not self.exact:
             said += "; its tails are not shown released as drawn (a clamp may end them): not exact"
         return said
 
@@ -232,6 +236,37 @@ def apart(on_d: Iterable[float], on_d_prime: Iterable[float]) -> float:
 
 
 @dataclass(frozen=True)
+class MapMoved(Finding):
+    """The release on D′ is not D's map of the noise moved by the pair's shifts (:mod:`.same_map`): with the noise
+    ``noise`` scales from its recorded draws on D and there less the shifts read on D′, the releases differ
+    (``coordinate`` the first that does, −1 the structure or the path; ``count`` how many) -- R_D′(η) ≠ R_D(η + Δ̂):
+    the post-processing moves with the data, or a shift is not what the release shows (a rounding read as affine),
+    and no composition of the shifts read bounds the pair."""
+
+    kind: ClassVar[str] = "differs"
+    noise: float
+    coordinate: int
+    on_d: str
+    on_d_prime: str
+    count: int
+    #: how far the pair's noisy values moved (:attr:`.comparison.Moved.moved`): the order among such pairs
+    moved: float = 0.0
+
+    @property
+    def magnitude(self) -> float:
+        return self.moved
+
+    @property
+    def line(self) -> str:
+        where = "the release's structure or path" if self.coordinate < 0 else f"coordinate {self.coordinate}"
+        return (
+            f"the release on D′ is not D's at the noise moved by the shifts read (a post-processing that moves with "
+            f"the data, or a shift misread): with the noise {self.noise:.6g} scale(s) from its recorded draws, {where} "
+            f"is {self.on_d} on D and {self.on_d_prime} on D′"
+        )
+
+
+@dataclass(frozen=True)
 class Inconsistent(Finding):
     """Noise elements carried by two release coordinates that move apart between D and D′."""
 
@@ -304,6 +339,30 @@ class CarriedAbove(Finding):
 
 
 @dataclass(frozen=True)
+class Conditioned(Finding):
+    """The composition of the noise the release carries has δ(ε) ≥ ``lower.low`` > δ *given* recorded draws the
+    release does not reveal (``secret``: :mod:`.conditioning`): a bound on the conditional laws, which the release's
+    law -- their mixture over those draws -- may lose less than (Poisson subsampling), so not a refutation: a finding
+    for the black box, which conditions on nothing."""
+
+    check: ClassVar[str] = "composition"
+    kind: ClassVar[str] = "conditioned"
+    lower: Composed
+    secret: tuple[str, ...]
+
+    @property
+    def magnitude(self) -> float:
+        return self.lower.low
+
+    @property
+    def line(self) -> str:
+        return (
+            f"the carried noise's composition gives δ(ε) ≥ {self.lower.low:.4g} given draws the release does not "
+            f"reveal ({', '.join(self.secret[:2])}): a bound on the conditional laws, not on their mixture"
+        )
+
+
+@dataclass(frozen=True)
 class UpperAbove(Finding):
     """The composition of every step (carried or not) has δ(ε) ≤ ``upper.high`` with ``upper.high`` > δ: a bound, not
     a refutation (the release may not carry every step)."""
@@ -346,7 +405,9 @@ class Unshifted(Finding):
 #: release directly (a structure, a noise-free coordinate) above a scale taken from the data, above a divergence
 #: (legitimate in a sparse vector), above an upper composition over the claim (a bound), above a noisy coordinate
 #: that is not affine, above noise not accounted for, above a fault on D′ (no witness the black box can run).
-SEVERITY = ("fault", "unaccounted", "noisy", "upper above", "diverged", "rescaled", "differs", "carried above")
+SEVERITY = (
+    "fault", "unaccounted", "noisy", "upper above", "diverged", "rescaled", "conditioned", "differs", "carried above"
+)  # fmt: skip
 
 
 def rank(found: Sequence[Finding]) -> tuple[int, float]:

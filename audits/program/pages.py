@@ -24,6 +24,7 @@ from pdp_audit.audits.program.call_trace import (
     number,
     trace_table,
 )
+from pdp_audit.audits.program.confirmation import witness as witness_of
 from pdp_audit.audits.program.neighbours import changed
 from pdp_audit.audits.program.screening import screened_on
 from pdp_audit.reports.records import Check, ReviewPage, Run, Section, Table
@@ -40,8 +41,8 @@ RELATIONS = {"add-remove": "one record added or removed", "replace-one": "one re
 def shown_pair(analysis: Analysis, run: Run | None = None) -> PairResult | None:
     """The pair the page shows: the pair the composition refutes, exactly, where one does (the worst: the headline's
     numbers are its); else the pair of ``run``'s confirmation where a statistical screening found it
-    (:mod:`.screening`), else the witness (the worst pair, among those the black box can run, where any has a
-    finding), else the pair whose composition comes closest to the claim."""
+    (:mod:`.screening`), else the pair the black box confirms first (:func:`.confirmation.witness`) where it has a
+    finding, else the pair whose composition comes closest to the claim."""
     if not analysis.pairs:
         return None
     refuted = analysis.worst()
@@ -51,7 +52,7 @@ def shown_pair(analysis: Analysis, run: Run | None = None) -> PairResult | None:
     named = [p for p in analysis.pairs if confirm is not None and screened_on(confirm.details, p.neighbour.name)]
     if named:
         return named[0]
-    witness = analysis.worst(confirmable=True) or analysis.worst()
+    witness = witness_of(analysis) or analysis.worst()
     if witness is not None and witness.findings:
         return witness
     return max(analysis.pairs, key=lambda p: (p.upper.high, p.upper.pure) if p.upper is not None else (-1.0, -1.0))
@@ -136,15 +137,15 @@ def coordinate_names(structure: tuple, size: int) -> list[str]:
             for key in node[-1]:
                 walk(f"{prefix}.{_key_name(key)}" if prefix else _key_name(key))
         elif tag in ("tuple", "list", "namedtuple"):
-            fields = node[3] if tag == "namedtuple" else ()
+            fields = node[-2] if tag == "namedtuple" else ()
             for i in range(node[-1]):
                 walk(f"{prefix}.{fields[i]}" if fields else f"{prefix}[{i}]")
         elif tag == "Series":
             walk(prefix)
         elif tag == "DataFrame":
-            for _ in range(1 if node[-1] else len(node[3])):
+            for _ in range(len(node[3])):
                 walk(prefix)
-        elif tag in ("ndarray", "numpy"):
+        elif tag in ("ndarray", "numpy", "torch"):
             _array_names(node, prefix, names, walk)
         elif tag in ("float", "int", "bool"):
             names.append(prefix or "the release")
@@ -161,7 +162,10 @@ def coordinate_names(structure: tuple, size: int) -> list[str]:
 
 def _array_names(node: tuple, prefix: str, names: list[str], walk: Callable[[str], None]) -> None:
     """The names of an encoded array's numbers (an object array's items walked in turn)."""
-    char, shape = node[-4], tuple(node[-2])
+    char, shape, layout = node[-4], tuple(node[-2]), node[-5]
+    if isinstance(layout, tuple) and layout[2] is not None:  # a view: its numbers are its base's
+        walk(prefix)
+        return
     if char in "USV":
         return
     positions = [", ".join(map(str, i)) for i in np.ndindex(*shape)]
@@ -173,6 +177,8 @@ def _array_names(node: tuple, prefix: str, names: list[str], walk: Callable[[str
         names.extend(f"{name}.{part}" for name in at for part in ("real", "imag"))
     else:
         names.extend(at)
+    if layout == "grad":  # a tensor's gradient follows it
+        walk(f"{prefix}.grad" if prefix else "grad")
 
 
 def _key_name(key: tuple) -> str:

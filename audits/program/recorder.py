@@ -23,11 +23,15 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import sys
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 import numpy as np
+
+from pdp_audit.audits.program import file_reads
+from pdp_audit.audits.program.forked_notes import ForkedNote
 
 #: Location-scale families: ``method(loc, scale, size)``; the noise recorded is ``output − loc``.
 LOCATION_FAMILIES = ("laplace", "normal", "gumbel", "logistic")
@@ -39,8 +43,8 @@ _WITH_DATA = ("choice", "permutation", "shuffle", "permuted")
 _UNWRAPPED = ("bit_generator",)
 #: Randomness the recorder cannot see: the certificate says so.
 NOT_RECORDED = (
-    "randomness the audit does not record (names bound at import; draws of scikit-learn, compiled code) -- "
-    "a replay that differs from its record on D says so"
+    "randomness the audit does not record that rarely changes the release (compiled code, the clock, hash seed) -- "
+    "a replay on D, here or in a fresh process, shows the rest"
 )
 
 
@@ -65,6 +69,13 @@ REPEATED = (
     "count as fresh noise (undecided)"
 )
 
+#: Why a source the audit cannot replay keeps the claim undecided (:mod:`.entropy`; :mod:`.sources`).
+UNREPLAYABLE = "randomness the audit cannot replay: the claim stays undecided"
+#: Why a draw in a process the program forked keeps the claim undecided (:attr:`Tape.depth`).
+ELSEWHERE = "randomness drawn in another process, which the audit does not record: the claim stays undecided"
+#: Where a copy the program forked notes a draw it made (:class:`~.forked_notes.ForkedNote`, made before any fork).
+DRAWN_ELSEWHERE = ForkedNote()
+
 #: Why a seeded source is not recorded (:mod:`.sources`, :mod:`.torch_draws`).
 FIXED = "noise seeded with a constant: not random (its draws are not recorded; the audit does not count them as noise)"
 SAVED = "noise from a saved state: fixed, not random (its draws are not recorded)"
@@ -72,18 +83,25 @@ SAVED = "noise from a saved state: fixed, not random (its draws are not recorded
 
 class Divergence(BaseException):
     """A replay's call differs from the recorded one (or the program made more or fewer calls): ``index`` of the
-    first diverging call, ``recorded`` and ``replayed`` as one line each."""
+    first diverging call, ``recorded`` and ``replayed`` as one line each; ``line``: the program's line where the
+    replay diverged (the replayed call's, or the recorded call's where the replay made no further call; "" where
+    none is known)."""
 
-    def __init__(self, index: int, recorded: str, replayed: str, moved: float = 0.0):
+    def __init__(self, index: int, recorded: str, replayed: str, moved: float = 0.0, line: str = ""):
         super().__init__(f"call {index}: recorded {recorded}, replayed {replayed}")
         self.index, self.recorded, self.replayed = index, recorded, replayed
         #: where the same primitive was called with other numeric parameters: how far they moved (:func:`moved`)
         self.moved = moved
+        self.line = line
 
     def __reduce__(self) -> tuple:
         """Its arguments, not its message: an exception is pickled as ``(class, args)``, and ``args`` holds the
         message alone, so a Divergence raised in the sandbox's child could not be rebuilt in the parent."""
-        return (type(self), (self.index, self.recorded, self.replayed, self.moved))
+        return (type(self), (self.index, self.recorded, self.replayed, self.moved, self.line))
+
+    def words(self) -> str:
+        """The divergence in one line, with the program's line: ``call 1: recorded …, replayed … (at prog.py:8)``."""
+        return f"{self}{f' (at {self.line})' if self.line else ''}"
 
 
 def moved(expected: dict, given: dict) -> float:
@@ -157,31 +175,55 @@ def _same(a: Any, b: Any) -> bool:
 
 class Tape:
     """The calls of one run, in order; a replay reads them back (``perturb``: per call index, an array added to a
-    location family's recorded noise)."""
+    location family's recorded noise).  A tape is live while its run is under way (:meth:`running`), in the process
+    that made it: a draw anywhere else is not the run's (:attr:`depth`)."""
 
     def __init__(self, calls: list[Call] | None = None, perturb: dict[int, np.ndarray] | None = None):
         self.recording = calls is None
         self.recorded: list[Call] = [] if calls is None else calls
         self.replayed: list[Call] = []
         self.perturb = perturb or {}
-        self.depth = 0  # > 0 inside a wrapped library primitive: its own draws are not primitives of the program
+        self._depth = 0  # > 0 inside a wrapped library primitive: its own draws are not primitives of the program
+        self.pid = os.getpid()
+        self.closed = False  # its run has ended (:meth:`running`)
         #: calls replayed with another scale (a location family whose scale alone differs): (index, recorded, replayed)
         self.rescaled: list[tuple[int, str, str]] = []
         #: randomness the run used whose draws are not recorded (:class:`~pdp_audit.audits.program.sources.Unrecorded`)
         self.unrecorded: list = []
 
+    @property
+    def depth(self) -> int:
+        """Above 0 where a draw on this tape is not a call of its run, and is drawn as it is, unrecorded: inside a
+        wrapped library primitive (its own draws); in a copy of the process the program forked (a pool's worker:
+        the copy's tape is lost with it, and a replay's would diverge in the copy -- a ``BaseException`` that killed
+        a pool's worker, whose task the pool then awaited forever), noted to the audit's process
+        (:data:`DRAWN_ELSEWHERE`, :data:`ELSEWHERE`); on a tape whose run has ended, outside every run (a generator
+        the program kept from an earlier call, drawn in the black box's releases: :attr:`RecordingGenerator._tape`)."""
+        if self._depth:
+            return self._depth
+        if self.pid != os.getpid():
+            DRAWN_ELSEWHERE.post(_program_line())
+            return 1
+        return 1 if self.closed else 0
+
+    def running(self) -> _Run:
+        """The run of this tape (a context): live inside the block, closed after it, the draws a copy the run forked
+        noted (:attr:`depth`), and a read of the audited data file the run made refused (:func:`.file_reads.noted`).
+        A class, not a generator's context: one is entered per run (see :class:`_Run`)."""
+        return _Run(self)
+
     def restart(self) -> None:
         """The tape as before its run: a recording emptied, a replay read again from its first call."""
         if self.recording:
             self.recorded = []
-        self.replayed, self.rescaled, self.unrecorded, self.depth = [], [], [], 0
+        self.replayed, self.rescaled, self.unrecorded, self._depth = [], [], [], 0
 
     def next_call(self, call: Call, soft: tuple[str, ...] = ()) -> Call:
         """The recorded call this replayed ``call`` stands for (kind, shape and parameters checked; a parameter of
         ``soft`` may differ: the call is then noted in :attr:`rescaled`)."""
         index = len(self.replayed)
         if index >= len(self.recorded):
-            raise Divergence(index, "no further call", call.signature())
+            raise Divergence(index, "no further call", call.signature(), line=_program_line())
         recorded = self.recorded[index]
         expected, given = recorded.parameters, call.parameters
         if (
@@ -189,18 +231,25 @@ class Tape:
             or expected.keys() != given.keys()
             or (call.shape is not None and recorded.shape != call.shape)
         ):
-            raise Divergence(index, recorded.signature(), call.signature())
+            raise Divergence(index, recorded.signature(), call.signature(), line=_program_line())
         differing = [k for k, v in expected.items() if not _same(v, given[k])]
         if differing:
             if any(k not in soft for k in differing):
-                raise Divergence(index, recorded.signature(), call.signature(), moved(expected, given))
+                moved_by = moved(expected, given)
+                raise Divergence(index, recorded.signature(), call.signature(), moved_by, _program_line())
             self.rescaled.append((index, recorded.signature(), call.signature()))
         call.noise, call.shape = recorded.noise, recorded.shape
         self.replayed.append(call)
         return recorded
 
     def note(self, found: Unrecorded) -> None:
-        """Note an unrecorded source (once per source and line)."""
+        """Note an unrecorded source (once per source and line): on the run under way where this tape's has ended,
+        nowhere in a copy the program forked (:attr:`depth`)."""
+        if self.closed and _LIVE:
+            _LIVE[-1].note(found)
+            return
+        if self.closed or self.pid != os.getpid():
+            return
         if found not in self.unrecorded:
             self.unrecorded.append(found)
 
@@ -213,11 +262,11 @@ class Tape:
     @contextlib.contextmanager
     def inside(self) -> Iterator[None]:
         """A primitive's own draws inside the block: not calls of the program."""
-        self.depth += 1
+        self._depth += 1
         try:
             yield
         finally:
-            self.depth -= 1
+            self._depth -= 1
 
     def noise(self, index: int, noise: Any) -> Any:
         shift = self.perturb.get(index)
@@ -227,7 +276,35 @@ class Tape:
         """A replay that made fewer calls than recorded diverges at its first missing call."""
         if not self.recording and len(self.replayed) < len(self.recorded):
             index = len(self.replayed)
-            raise Divergence(index, self.recorded[index].signature(), "no further call")
+            missing = self.recorded[index]
+            raise Divergence(index, missing.signature(), "no further call", line=missing.details.get("line", ""))
+
+
+#: The tapes whose runs are under way, the innermost last (:meth:`Tape.running`).
+_LIVE: list[Tape] = []
+
+
+class _Run:
+    """:meth:`Tape.running`'s context (a replay crosses it once a run; a generator's context cost as much as a small
+    program's noise call)."""
+
+    __slots__ = ("tape",)
+
+    def __init__(self, tape: Tape):
+        self.tape = tape
+
+    def __enter__(self) -> None:
+        self.tape.closed = False
+        _LIVE.append(self.tape)
+
+    def __exit__(self, *exc: Any) -> None:
+        tape = self.tape
+        line = DRAWN_ELSEWHERE.take()
+        if line is not None:
+            tape.note(Unrecorded("a draw in a process the program forked", ELSEWHERE, line, True))
+        _LIVE.pop()
+        tape.closed = True
+        file_reads.noted()  # the audited data file read in this run: refused before anything of the run is read
 
 
 #: Modules whose frames are not the program's: ours, the recorded libraries and the libraries a program hands its
@@ -240,12 +317,17 @@ _NOT_THE_PROGRAM = (
 )  # fmt: skip
 
 
+#: The standard library's top-level modules: a frame of theirs is not the program's either (``uuid.uuid4``'s
+#: ``os.urandom``, ``pathlib``'s ``open`` are the program's call of ``uuid4``, of ``Path.open``).
+_STANDARD = frozenset(sys.stdlib_module_names)
+
+
 def _program_line() -> str:
-    """``file.py:line`` of the innermost frame outside :data:`_NOT_THE_PROGRAM` (the program's own call of the
-    primitive, or of the library that made it), or "" where there is none."""
+    """``file.py:line`` of the innermost frame outside :data:`_NOT_THE_PROGRAM` and the standard library (the
+    program's own call of the primitive, or of the library that made it), or "" where there is none."""
     for frame, line in traceback.walk_stack(None):
-        module = str(frame.f_globals.get("__name__", ""))
-        if module.split(".", 1)[0] not in _NOT_THE_PROGRAM:
+        top = str(frame.f_globals.get("__name__", "")).split(".", 1)[0]
+        if top not in _NOT_THE_PROGRAM and top not in _STANDARD:
             return f"{os.path.basename(frame.f_code.co_filename)}:{line}"
     return ""
 
@@ -326,15 +408,25 @@ class RecordingGenerator(np.random.Generator):
         watched = WatchedPCG64(seed)
         super().__init__(watched)
         self.seed = seed
-        self._tape = tape
+        self._run_tape = tape
         self._start = _PCG64_STATE.__get__(watched)
         watched.owner = self  # from here on, the program's copies of the stream are noted
 
     def rewind(self, tape: Tape) -> RecordingGenerator:
         """The generator in its first state, on ``tape`` (one generator serves every run of an analysis)."""
         _PCG64_STATE.__set__(self.bit_generator, self._start)
-        self._tape = tape
+        self._run_tape = tape
         return self
+
+    @property
+    def _tape(self) -> Tape:
+        """The tape this generator's draws go to: its run's, or, where that run has ended (a generator the program
+        kept from an earlier call, from another draw set or another audit), the run's under way -- a draw from a
+        kept generator is a draw of the run that makes it, recorded and replayed as one (before, it went to its own
+        ended replay's tape and diverged there: an internal error, exit 4).  Outside every run (the black box's
+        releases) its own ended tape: drawn as it is from its stream (:attr:`Tape.depth`)."""
+        tape = self._run_tape
+        return _LIVE[-1] if tape.closed and _LIVE else tape
 
     def __copy__(self) -> RecordingGenerator:
         """Itself: a shallow copy of a numpy ``Generator`` shares its bit generator, so the two draw one stream in

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from pdp_audit.mechanisms.rounding import gamma
+from pdp_audit.mechanisms.rounding import UNIT_ROUNDOFF, gamma
 
 #: Rounded operations from a noise element to a release coordinate in the model :func:`response_bound` is proven for:
 #: the replay's shift η + s, the call's location, and the program's own (a coefficient, a sum, a constant, a mean's
@@ -86,6 +86,41 @@ def shift_bound_of_floats(
         read = math.nan if numerator == 0 or math.isnan(numerator) else math.copysign(math.inf, numerator)
     relative = (error + g) / (1 - min(error, 0.5))
     return read * (1 + error) * (1 + g) + abs(shift) * relative
+
+
+def offset_shift_bound(
+    releases: Any, quotient: Any, read_noise: Any, shift: Any, coefficient: Any, weight: Any, error: Any
+) -> Any:
+    """A proven bound on |ŝ − Δ| for a shift read at an offset t of the noise (:mod:`.through`'s reading): R̂ =
+    R(D; η) and R̂′ = R(D′; fl(η + t)) (``releases``) on one piece of slope a of one map, ``quotient``
+    q = fl(fl(R̂′ − R̂)/â), ``read_noise`` fl(η + t) (what D′'s program read), ``shift`` ŝ = fl(q − t), the
+    coordinate's ``coefficient`` â, ``weight`` |a|·(|loc| + |η| + |t|) and the coefficient's relative ``error`` ρ.
+
+    *Derivation* (the model of :func:`response_bound`).  Exactly, R′ − R = a·(Δ + fl(η + t) − η), so
+    Δ = (R′ − R)/a − t − r with |r| = |fl(η + t) − (η + t)| ≤ u·|fl(η + t)|.  q is (R′ − R)/a within
+    :func:`shift_bound` (of the shift q), and ŝ = fl(q − t) adds u·|ŝ|: |ŝ − Δ| ≤ shift_bound + u·|fl(η + t)| +
+    u·|ŝ|, the sum's own evaluation covered by the factor 1 + γ_8 (Higham 2002, Lemma 3.3).  Numbers or arrays."""
+    read = shift_bound(releases, quotient, coefficient, weight, error)
+    with np.errstate(all="ignore"):
+        return (read + UNIT_ROUNDOFF * (np.abs(read_noise) + np.abs(shift))) * (1 + gamma(8))
+
+
+def map_bound(values: tuple[Any, Any], slope: Any, sizes: Any, mismatch: Any) -> Any:
+    """A proven bound on |R̂′ − R̂| where R̂ = R(D; u) and R̂′ = R(D′; u′) (``values``) are one coordinate of one map g
+    (the same post-processing on D and D′) at noisy values within ``mismatch`` m of each other, on one piece of g of
+    slope at most ``slope`` A in the noise, ``sizes`` the magnitudes |loc| + |u| + |loc′| + |u′| of the two noisy
+    values' parts (:mod:`.same_map`).
+
+    *Derivation* (the model of :func:`response_bound`).  On the piece, g's coordinate is c + a·(loc + η) exactly with
+    |a| ≤ A, so the exact values differ by at most A·m; each computed one is within γ_K·T of its exact value, T at most
+    A·(|loc| + |η|) + |R̂| (Higham 2002, §2.2, Lemma 3.1), and the subtraction rounds once more (u·|R̂′ − R̂|): |R̂′ −
+    R̂| ≤ γ_K·(A·sizes + |R̂| + |R̂′|) + u·|R̂′ − R̂| + A·m, the bound's own evaluation (:data:`COMPARISON_OPERATIONS`)
+    covered by γ_{K+8} and a factor 1 + γ_8 on A·m.  Numbers or arrays."""
+    before, after = values
+    g = gamma(NOISE_OPERATIONS + COMPARISON_OPERATIONS)
+    with np.errstate(all="ignore"):
+        rounding = g * (np.asarray(slope) * sizes + np.abs(before) + np.abs(after) + np.abs(np.subtract(after, before)))
+        return rounding + np.asarray(slope) * mismatch * (1 + gamma(8))
 
 
 def difference_bound(releases: Any, differences: Any, weight: Any) -> Any:

@@ -29,12 +29,18 @@ included), the noise is part of the release's noise-free function of the data --
 replay shows a noise-free coordinate that differs -- and the source is noted (:class:`Unrecorded`, "noise seeded with
 a constant: not random") for page 1.
 
-**Randomness that cannot be replayed**: ``os.urandom`` is called as it is, and noted: the record is then not
+**Randomness that cannot be replayed** (:mod:`.entropy`): the operating system's entropy in every form Python offers
+it -- ``os.urandom``, ``os.getrandom``, an open of ``/dev/urandom`` or ``/dev/random`` however it is reached,
+``uuid``, ``ssl.RAND_bytes``, tempfile's names -- is noted where the program draws it: the record is then not
 reproducible (the claim undecided), naming it.  ``secrets``' functions and ``random.SystemRandom``'s draws are noted
 the same way where the program calls them; they draw, unrecorded, from the run's generator (the session's or the
 black box's release's, the same law: 53 random bits for ``random()``, uniform bits for ``getrandbits`` and
 ``randbytes``), so that a library primitive built on them (diffprivlib's mechanisms, whose ``random_state=None``
 is a ``secrets.SystemRandom``) draws the same noise on every run of one seed -- the audit's numbers follow its seed.
+A ``SeedSequence()`` made with no entropy in a run takes its entropy from the run's generator instead of the
+operating system (:meth:`Sources.minted`): a generator seeded from it is recorded as fresh, and what the program
+reads of it directly (its ``entropy``, ``generate_state``, a bit generator's ``random_raw``) is the same on D and on
+every D′ of a draw set, as a recorded draw is.
 
 **Names bound at import** (``from numpy.random import laplace``, ``from numpy.random import RandomState``) in any
 module outside the standard library are rebound for the block (:mod:`.bound_names`).  **Not covered** (the replay on
@@ -53,16 +59,14 @@ release's own generator, unrecorded, so that its releases follow the run's seed.
 from __future__ import annotations
 
 import contextlib
-import os
 import random
-import secrets
 import sys
 import types
 from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from pdp_audit.audits.program import bound_names, torch_draws
+from pdp_audit.audits.program import audit_hooks, bound_names, entropy, torch_draws
 from pdp_audit.audits.program.recorder import (
     FIXED,
     REPEATED,
@@ -90,7 +94,6 @@ _STATE = ("seed", "get_state", "set_state")
 
 #: The reasons :class:`Unrecorded` gives.
 REUSED = "a seed used twice in one run: its noise is drawn again, which the audit does not replay (undecided)"
-UNREPLAYABLE = "randomness the audit cannot replay: the claim stays undecided"
 
 
 def replayable(notes: list[Unrecorded]) -> bool:
@@ -126,7 +129,13 @@ class Sources:
         #: names bound at import rebound (set by :func:`sources_recorded`: :mod:`.bound_names`), and the count of
         #: loaded modules when they last were
         self.rebind: Callable[[], bool] | None = None
+        #: the entropy functions of modules imported since replaced (set by :func:`sources_recorded`: :mod:`.entropy`)
+        self.late: Callable[[], bool] | None = None
         self.modules_seen = 0
+        #: the seed sequences minted with no entropy in this run (:meth:`minted`)
+        self.minted_count = 0
+        #: the process refused the audit hook that sees the random devices opened (:mod:`.audit_hooks`)
+        self.unwatched = False
         #: numpy's global RandomState itself (the object its functions are methods of), and its seeds by draw set
         self.global_state = _NUMPY["random_sample"].__self__
         self._words: dict[int, np.ndarray] = {}
@@ -139,8 +148,10 @@ class Sources:
         self.numpy_global.fixed = self.python_global.fixed = None
         self.torch_fixed = False
         self.streams.clear()
+        self.minted_count = 0
         self.active = True
         self.pin_global_state()
+        entropy.run_started(self)
         return self
 
     def pin_global_state(self) -> None:
@@ -177,8 +188,9 @@ class Sources:
         if not self.torch_wrapped and "torch" in sys.modules:
             self.torch_wrapped = wrapped = torch_draws.wrap(self, self.replace)
         rebound = self.rebind() if self.rebind is not None else False
+        noted = self.late() if self.late is not None else False
         self.modules_seen = len(sys.modules)
-        return wrapped or rebound
+        return wrapped or rebound or noted
 
     def note(self, what: str, why: str, undecided: bool = False) -> None:
         """Note an unrecorded source on the run's tape (once per source and line), where the program itself used it
@@ -227,10 +239,25 @@ class Sources:
         return _NUMPY["RandomState"](seed)
 
     def seed_sequence(self, entropy: Any = None, **kwargs: Any) -> Any:
-        made = _NUMPY["SeedSequence"](entropy, **kwargs)
         if entropy is None and self.active:
+            made = _NUMPY["SeedSequence"](self.minted(), **kwargs)
             self.fresh.add(made.entropy)
-        return made
+            return made
+        return _NUMPY["SeedSequence"](entropy, **kwargs)
+
+    def minted(self) -> int:
+        """The entropy of a seed sequence made with no entropy in a run: 128 bits from the run's generator, not the
+        operating system's -- the k-th of a run of the session's draw set of seed s is the state SeedSequence([s,
+        k]) generates (a function of the draw set, as :meth:`pin_global_state`'s seed: the same on D and on every
+        D′, another in each draw set); the black box's, bits drawn from the release's own generator (fresh in each
+        release).  numpy takes the operating system's entropy otherwise, which a program could read
+        (``SeedSequence().entropy``) unrecorded and unnoted."""
+        rng = self.rng()
+        self.minted_count += 1
+        if isinstance(rng, RecordingGenerator):
+            words = _NUMPY["SeedSequence"]([rng.seed, self.minted_count]).generate_state(4)
+            return int.from_bytes(words.tobytes(), "little")
+        return int.from_bytes(np.random.Generator.bytes(rng, 16), "little")
 
     def bit_generator(self, name: str, seed: Any = None, *args: Any, **kwargs: Any) -> Any:
         if seed is None and self.active and not args and not kwargs:  # entropy: a fresh seed sequence, kept
@@ -570,7 +597,7 @@ def sources_recorded(tape: Callable[[], Tape | None], rng: Callable[[], np.rando
         if name not in ("Random", "SystemRandom"):
             replace(random, name, getattr(sources.python_global, name))
     replace(random, "Random", _RANDOM)
-    _unreplayable(sources, replace)
+    sources.late = entropy.replace_names(sources, replace)
     _scipy(sources, replace)
     sources.replace = replace
     rebound: set[str] = set()
@@ -579,7 +606,9 @@ def sources_recorded(tape: Callable[[], Tape | None], rng: Callable[[], np.rando
     _OPEN.append(sources)
     saved = sources.global_state.get_state()  # the user's global stream, as the block found it
     try:
-        yield sources
+        with audit_hooks.watching(entropy.events(sources)) as armed:
+            sources.unwatched = not armed  # the process refused the hook: noted on each record (.entropy)
+            yield sources
     finally:
         sources.active = False
         _OPEN.remove(sources)
@@ -592,53 +621,6 @@ def sources_recorded(tape: Callable[[], Tape | None], rng: Callable[[], np.rando
 
 
 _ABSENT = object()
-
-
-def _unreplayable(sources: Sources, replace: Callable[[Any, str, Any], None]) -> None:
-    """``os.urandom`` called as it is, ``secrets``' functions and ``random.SystemRandom``'s draws (its class's public
-    methods, on which ``secrets`` builds) drawn from the run's generator (:func:`_seeded_system`), each noted."""
-
-    def noted(what: str, original: Callable, seeded: Callable | None = None) -> Callable:
-        def call(*args: Any, **kwargs: Any) -> Any:
-            if not sources.active:
-                return original(*args, **kwargs)
-            sources.note(what, UNREPLAYABLE, undecided=True)
-            return (seeded or original)(*args, **kwargs)
-
-        call.__name__, call.__doc__ = getattr(original, "__name__", what), original.__doc__
-        return call
-
-    replace(os, "urandom", noted("os.urandom", os.urandom))
-    system = _PYTHON["SystemRandom"]  # secrets' functions are methods of one SystemRandom: they draw through these
-    seeded_draws = _seeded_system(sources)
-    for name, seeded in seeded_draws.items():
-        replace(system, name, noted(f"secrets / random.SystemRandom.{name}", getattr(system, name), seeded))
-    # secrets.randbits is its SystemRandom's getrandbits bound at secrets' import, which the class's does not reach
-    seeded_bits = seeded_draws["getrandbits"]
-    replace(secrets, "randbits", noted("secrets.randbits", secrets.randbits, lambda k: seeded_bits(None, k)))
-
-
-def _seeded_system(sources: Sources) -> dict[str, Callable]:
-    """``random.SystemRandom``'s draws from the run's generator, the law of each the same: ``random()`` a multiple of
-    2⁻⁵³ in [0, 1) (numpy's ``Generator.random``, as Python's ``SystemRandom.random``), ``getrandbits(k)`` and
-    ``randbytes(n)`` uniform bits (``Generator.bytes``).  numpy's own methods, not the session's recording ones: these
-    draws are never calls on the tape (a library's internals, or noted as unreplayable where the program makes
-    them)."""
-    draw = np.random.Generator
-
-    def system_random(self: Any) -> float:
-        return float(draw.random(sources.rng()))
-
-    def getrandbits(self: Any, k: int) -> int:
-        if k < 0:
-            raise ValueError("number of bits must be non-negative")
-        size = (k + 7) // 8
-        return int.from_bytes(draw.bytes(sources.rng(), size), "little") >> (8 * size - k)
-
-    def randbytes(self: Any, n: int) -> bytes:
-        return draw.bytes(sources.rng(), n)
-
-    return {"random": system_random, "getrandbits": getrandbits, "randbytes": randbytes}
 
 
 def _scipy(sources: Sources, replace: Callable[[Any, str, Any], None]) -> None:

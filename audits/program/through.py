@@ -18,9 +18,11 @@ injective where its slope is a (a clamp, a maximum or a minimum with a constant,
 value and slope, so it is D's noisy value moved by the shift read.  The read is local, as the probe's
 (:mod:`.trace`): a g with several pieces of slope a and one value (a sawtooth) may be misread.  The shift is an
 upper step of the composition only (source :data:`THROUGH`, :mod:`.analysis`): the release does not show the noisy
-value on D′, so no refutation rests on it.  Not reached: a coordinate flat on D and carried on D′ (the noisy value
-clamped on D only) stays a noisy or noise-free coordinate that differs (undecided); sort and normalisation (a
-coordinate carrying several elements) are read as before.
+value on D′, so no refutation rests on it; its proven error (:func:`.replay_bounds.offset_shift_bound`, in
+:attr:`.comparison.Comparison.through_bounds`) serves the check that the map is D's on D′ (:mod:`.same_map`), not the
+composition (whose readings keep their own bounds).  Not reached: a coordinate flat on D and carried on D′ (the
+noisy value clamped on D only) stays a noisy or noise-free coordinate that differs (undecided); sort and
+normalisation (a coordinate carrying several elements) are read as before.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import numpy as np
 
 from pdp_audit.audits.program import comparison, trace
 from pdp_audit.audits.program.recorder import Divergence
-from pdp_audit.audits.program.replay_bounds import response_bound
+from pdp_audit.audits.program.replay_bounds import offset_shift_bound, response_bound
 
 #: Rounds of the search (two replays each): a flat region up to 2⁶ − 1 times the first step wide is passed.
 ROUNDS = 6
@@ -64,7 +66,7 @@ def read_through(
     searched = _search(program, (data[1], other.numbers), recorded, found, targets)
     if searched is None:
         return
-    read, shift = searched
+    read, shift, offset, value = searched
     elements, at = targets[0][read], targets[1][read]
     if not elements.size:
         return
@@ -81,11 +83,33 @@ def read_through(
         difference = on_d - on_d_prime
     weight = np.abs(found.coefficient[at]) * (found.size[elements] + np.abs(shift[read]))
     agree = np.abs(difference) <= 2 * response_bound(on_d, on_d_prime, difference, weight)
-    for j, i, s, ok in zip(elements.tolist(), at.tolist(), shift[read].tolist(), agree.tolist()):
+    bounds = _bounds((recorded, other), found, (elements, at), (shift[read], offset[read], value[read]))
+    for j, i, s, ok, e in zip(elements.tolist(), at.tolist(), shift[read].tolist(), agree.tolist(), bounds.tolist()):
         if ok:
             out.shifts[j], out.source[j] = s, THROUGH
+            out.through_bounds[j] = e
         else:
             out.noisy_differ.append(i)
+
+
+def _bounds(
+    runs: tuple[trace.Run, trace.Run], found: trace.Probe, targets: tuple[np.ndarray, np.ndarray], read: tuple
+) -> np.ndarray:
+    """Per element read, a proven bound on its shift's error (:func:`.replay_bounds.offset_shift_bound`; ``runs``:
+    the record on D and D′'s replay at D's draws; ``read``: the shifts, the offsets t they were read at and D′'s
+    values there), for the map's check (:mod:`.same_map`; the composition keeps its own reading's bound)."""
+    recorded, other = runs
+    elements, at = targets
+    shift, offset, after = read
+    before, a = recorded.numbers[at], found.coefficient[at]
+    eta = trace.draws(recorded.calls, found.grouped(), len(found.elements))[elements]
+    size = np.maximum(found.size, trace.neighbour_sizes(found, other.calls))[elements]
+    with np.errstate(all="ignore"):
+        quotient = (after - before) / a
+        weight = np.abs(a) * (size + np.abs(offset))
+        read_noise = eta + offset
+    error = trace.coefficient_error(found)[at]
+    return np.asarray(offset_shift_bound((before, after), quotient, read_noise, shift, a, weight, error))
 
 
 def _search(
@@ -94,10 +118,11 @@ def _search(
     recorded: trace.Run,
     found: trace.Probe,
     targets: tuple[np.ndarray, np.ndarray],
-) -> tuple[np.ndarray, np.ndarray] | None:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """Per target (element, coordinate), whether a point of D′ with D's coefficient was reached by a Newton step
-    from another (``read``) and the shift read there (module notes); ``neighbour``: D′ and its release at D's draws;
-    None where a replay diverges, raises or changes the release's structure."""
+    from another (``read``), the shift read there, the offset t it was read at and D′'s value there (module notes);
+    ``neighbour``: D′ and its release at D's draws; None where a replay diverges, raises or changes the release's
+    structure."""
     neighbour, other = neighbour
     elements, at = targets
     a, y, on_d = found.coefficient[at], recorded.numbers[at], found.minus[at]
@@ -130,7 +155,7 @@ def _search(
         read |= fresh
         if read.all():
             break
-    return read, shift
+    return read, shift, t, r
 
 
 def _value_on(

@@ -47,7 +47,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from pdp_audit.audits.program import landing
+from pdp_audit.audits.program import landing, reproduction
 from pdp_audit.audits.program.faults import raised_at
 from pdp_audit.audits.program.libraries import libraries_wrapped
 from pdp_audit.audits.program.recorder import (
@@ -58,7 +58,7 @@ from pdp_audit.audits.program.recorder import (
     Tape,
 )
 from pdp_audit.audits.program.replay_bounds import response_bound
-from pdp_audit.audits.program.sources import replayable, sources_recorded
+from pdp_audit.audits.program.sources import sources_recorded
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.verify.core.float_rules import user_modules
 from pdp_audit.verify.core.sandbox import user_state
@@ -212,7 +212,7 @@ class Session:
 
     def _once(self, data: Any, tape: Tape) -> Run:
         self.tape = tape
-        with self.sources:  # numpy's global state, Python's random …: drawn from the tape for this run
+        with tape.running(), self.sources:  # numpy's global state, Python's random …: drawn from the tape for this run
             release = call_program(self.program, data, self.rng.rewind(tape), modules=False)
         tape.finish()
         structure, numbers = release_codec.parts(release)
@@ -270,6 +270,9 @@ class Probe:
     step: np.ndarray
     reproducible: bool
     unperturbed: list[str] = field(default_factory=list)  # calls whose draws the probe cannot shift
+    #: how a replay on D departed from the record, in words (:mod:`.reproduction`; "" where none did, or where a
+    #: source the record noted says why)
+    departed: str = ""
     minus: np.ndarray = field(default_factory=lambda: np.zeros(0))
     plus: np.ndarray = field(default_factory=lambda: np.zeros(0))
     bound_minus: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -416,22 +419,18 @@ def additive_elements(calls: list[Call]) -> tuple[list[Element], list[str]]:
 
 def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> Probe:
     """Which release coordinates carry which noise element, affinely, at the recorded draws (module notes)."""
-    again = replay(program, data, recorded.calls)
-    reproducible = (
-        again.structure == recorded.structure
-        and release_codec.same_bits(again.numbers, recorded.numbers)
-        and replayable(recorded.unrecorded)
-    )
+    again = reproduction.reproduced(lambda: replay(program, data, recorded.calls), recorded)
+    reproducible = again.same
     elements, others = additive_elements(recorded.calls)
     m = recorded.numbers.size
     carrier, coefficient = np.full(m, -1), np.zeros(m)
     n = len(elements)
     step = _powers_of_two([PROBE_STEP * (e.scale if e.scale > 0 and math.isfinite(e.scale) else 1.0) for e in elements])
     step = _on_lattices(step, elements, recorded.calls)
+    probe = Probe(elements, carrier, coefficient, step, reproducible, others, departed=again.how)
     if n == 0 or m == 0:
-        return Probe(elements, carrier, coefficient, step, reproducible, others)
+        return probe
     ranks = np.random.default_rng(seed).permutation(n)
-    probe = Probe(elements, carrier, coefficient, step, reproducible, others)
     responses, moved_releases = [], []
     naming = step * (1 + ranks / n)
     for shifts in (step, naming, -step):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -100,6 +101,16 @@ def gap(upper: float | None, lower: float) -> dict[str, Any]:
     }
 
 
+def curve_top(parameters: Mapping[str, Any]) -> float:
+    """The ε grid's right end: CURVE_SPAN × the first finite, positive one of the exact ε's upper end, its lower end
+    and the claim (the upper end is +∞ where the grid cannot show any ε holds δ: a δ below its round-off), at least
+    CURVE_FLOOR.  Any finite end is sound: the curve is the profile's supremum over the grid's ε (fewer ε, a weaker
+    hypothesis)."""
+    ends = (parameters.get("exact_epsilon_high"), parameters.get("exact_epsilon_low"), parameters["epsilon"])
+    finite = next((float(e) for e in ends if e and math.isfinite(e)), 0.0)  # 0 (or None): no scale, the next end
+    return max(CURVE_FLOOR, CURVE_SPAN * finite)
+
+
 def curve_test(canary_run: Run, dp_run: Run) -> dict[str, Any] | None:
     """The p-value of "the run is f-DP for the configuration's trade-off curve" from the one-run guesses of
     ``canary_run`` (None for a two-column run): δ(ε) is the upper end of the FFT reference's certified bracket, the
@@ -110,8 +121,7 @@ def curve_test(canary_run: Run, dp_run: Run) -> dict[str, Any] | None:
     p, details = dp_run.parameters, check.details
     pair = sg.SubsampledGaussian(p["noise_multiplier"], p["sample_rate"], p["neighbours"])
     ref = reference(pair, p["steps"], p["epsilon"])
-    top = max(CURVE_FLOOR, CURVE_SPAN * float(p.get("exact_epsilon_high") or p["epsilon"]))
-    epsilons = np.linspace(0.0, top, CURVE_POINTS)
+    epsilons = np.linspace(0.0, curve_top(p), CURVE_POINTS)
     deltas = [max(ref.delta_bounds(d, float(e))[1] for d in sg.DIRECTIONS) for e in epsilons]
     curve = ProfileTradeoff(epsilons, deltas)
     sets = [(sum(pair_), c) for pair_, c in zip(details["guesses"], details["correct"])]

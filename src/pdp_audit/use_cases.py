@@ -127,7 +127,11 @@ def program_files(target: str, values: dict[str, Any], report: str | None, json:
     config = kinds_by_name()["program"].plan.configure({**values, "program": target}, COMMAND_LINE)
     inputs = {"--data": values.get("data"), "the module of TARGET": module_file(target)}
     check_outputs({"--report": report, "--json": json}, inputs)
-    run = run_isolated(audited_program, config, report, json, target=f"target: the code of {shown(target)}")
+    # deferred: loads numpy; run --help must not
+    from pdp_audit.audits.program.fresh_process import audit_environment
+
+    where = f"target: the code of {shown(target)}"
+    run = run_isolated(audited_program, config, report, json, target=where, environment=audit_environment())
     write_run_reports(run, report, json)
     return run
 

@@ -75,12 +75,13 @@ import threading
 import time
 import traceback
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.verify.core.float_rules import own_float_rules, user_float_rules
 from pdp_audit.verify.core.outputs import add_reads, read_paths, record_reads
 from pdp_audit.verify.core.processes import (
+    PARENT_GONE,
     fork_unless_a_copy,
     limit_processes,
     on_second_termination,
@@ -120,8 +121,11 @@ class ChildTraceback(Exception):
 # --- this side --------------------------------------------------------------------------------------------------
 
 
-def run_isolated(function: Callable[..., Any], *args: Any, target: str) -> Any:
-    """``function(*args)`` in a child Python process; see the module's docstring."""
+def run_isolated(
+    function: Callable[..., Any], *args: Any, target: str, environment: Mapping[str, str] | None = None
+) -> Any:
+    """``function(*args)`` in a child Python process; see the module's docstring.  ``environment``: variables the
+    child's environment sets beside this process's (the program audit's fixed ``PYTHONHASHSEED``)."""
     if sys.platform == "win32":  # pragma: no cover - no select() on pipes, no process groups: the work runs here
         return function(*args)
 
@@ -135,7 +139,8 @@ def run_isolated(function: Callable[..., Any], *args: Any, target: str) -> Any:
             pass
     try:
         command = [sys.executable, "-c", _CHILD, str(work_r), str(result_w)]
-        child = subprocess.Popen(command, pass_fds=(work_r, result_w))
+        variables = None if environment is None else {**os.environ, **environment}
+        child = subprocess.Popen(command, pass_fds=(work_r, result_w), env=variables)
     finally:
         os.close(work_r)
         os.close(result_w)
@@ -421,6 +426,7 @@ def _parent_gone(signum: int, frame: Any) -> None:
     ``_releaseLock`` after each ``os.fork``), a ``__del__`` --, and the child of a program forking on each call
     forked on after the command's ``kill -9``, an orphan, until the audit's end ("Exception ignored in
     _releaseLock ... Terminated")."""
+    PARENT_GONE.now = True  # the user's code forks no more: the sweep of its processes ends
     threading.Thread(target=_end_later, name="pdp-audit-parent-gone", daemon=True).start()
     signal.raise_signal(signal.SIGTERM)
 

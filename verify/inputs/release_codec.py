@@ -5,10 +5,12 @@
 * ``structure`` -- a hashable tuple of plain values (str, bytes, small ints, bool, None and tuples of them; an exact
   integer of any size as its ``hex``, whose ``repr`` has no digit limit): one node per
   container or leaf, in the release's own order.  A leaf's node holds its exact Python or numpy type and, for
-  arrays, its dtype and shape; a container's node its type and length (a dict's keys in their order, a namedtuple's
-  fields); a string or bytes value itself; a pandas object's name, index, columns, dtypes, attrs and flags.  Every
-  label (a dict key, an index value, a name, the attrs) is itself encoded by :func:`encode` and held as its
-  structure and the bytes of its numbers.  Last, a numeric leaf's **residue**: what its float64 view cannot hold --
+  arrays, its dtype, shape and layout; a container's node its type and length (a dict's keys in their order, a
+  namedtuple's class); a string or bytes value itself; a pandas object's name, index, columns, dtypes, attrs and
+  flags.  Every label (a dict key, an index, a name, the attrs) is itself encoded, as its structure and the bytes of
+  its numbers.  A container, array, pandas object or tensor met a second time is a back-reference, ``("ref", n)``:
+  the n-th such object first met (pickle's memo), so a release that contains itself is finite and sharing is read
+  (``[a, a]`` is not ``[a, a.copy()]``).  Last, a numeric leaf's **residue**: what its float64 view cannot hold --
   the exact value of each integer beyond 2^53 (an int64, a uint64 or a Python int of any size), the exact rational
   of each extended-precision value (``np.longdouble``, its complex) that float64 rounds, the bits of each NaN of a
   float16 or float32 (widening quiets a signalling NaN) and of an extended-precision NaN.
@@ -16,45 +18,62 @@
   its real and imaginary parts, a bool and an integer their value, a float16 or float32 its value widened (exact),
   a float64 its own bits (sign of zero and NaN payload included), an extended-precision value its rounding.
 
-**Exact for.**  The releases :func:`encode` accepts: Python ``None``/bool/int/float/complex/str/bytes, numpy scalars
-and arrays of every numeric, bool, string, datetime and timedelta dtype, object arrays of these, pandas Series,
-DataFrames, Indexes, ``pd.NA``, ``pd.NaT``, Timestamps and Timedeltas, dense torch tensors of numpy's numeric dtypes
-and bfloat16 (its type, dtype, device and ``requires_grad`` in the structure), and tuples, lists, namedtuples and
-dicts (``dict``, ``OrderedDict``, ``Counter``) of them.  The decoding argument: walking ``structure`` names each
-node's type, dtype, shape, length, keys and strings in order, so it says how many coordinates of ``numbers`` each
-numeric leaf takes and how to read them; a float64 coordinate is its value's bits; an integer, bool or
-float16/float32 value is its exact float64 image (injective on them), except where the residue gives it (beyond
+**A closed world.**  A type is accepted only where every part of it that a reader, a comparison, a pickle or a file
+written from it can show is read -- derived from how the type is defined and pickled (its ``__reduce__``, its
+attributes, its flags), not from examples -- and every other object is refused with :class:`UnencodableRelease`,
+one line naming it (exit 2): what is not read completely is never compared partially.  What each accepted type is
+read as: exact ``None``/bool/int/float/complex/str/bytes (a subclass may carry a ``__dict__``: refused);
+``tuple``/``list`` (their items); ``dict``, ``OrderedDict``, ``Counter`` (keys in order, values; refused where the
+instance holds attributes), ``defaultdict`` (also its factory, a builtin type read by name); a namedtuple (its items
+and its class: :mod:`release_namedtuples`); numpy arrays and scalars (:mod:`release_arrays`: dtype, shape, strides,
+``writeable``, values, a view's offset and base); pandas objects and torch tensors (:mod:`release_frames`,
+:mod:`release_tensors`).  A release nested more than :data:`MAX_DEPTH` deep is refused in one line.
+
+**Exact for** the releases :func:`encode` accepts.  The decoding argument: walking ``structure`` names each node's
+type, dtype, shape, layout, length, keys, back-references and strings in order, so it says how many coordinates of
+``numbers`` each numeric leaf takes and how to read them; a float64 coordinate is its value's bits; an integer, bool
+or float16/float32 value is its exact float64 image (injective on them), except where the residue gives it (beyond
 2^53, a float16/32 NaN's bits); an extended-precision value is its float64 rounding except where the residue gives
 its exact rational or bits.  So the release is a function of the two parts, and two releases whose parts are equal
-are equal -- as objects of the same types holding the same bits, keys in the same order.  :func:`same` therefore
-compares ``structure`` by ``==`` and ``numbers`` by their bits (``view(uint64)``): ``0.0`` and ``-0.0`` differ, two
-NaNs of different payloads differ, ``1`` and ``1.0`` and ``True`` differ (their types), ``{"a": 1, "b": 2}`` and
-``{"b": 2, "a": 1}`` differ (their order).  Everything else (a generator, an iterator, a function, a set -- whose
-order follows the hash seed --, an object of another class, an ndarray subclass) is refused with
-:class:`UnencodableRelease`, one line naming it: what cannot be encoded exactly is never compared.
+are equal -- as objects of the same types holding the same bits, keys in the same order, shared where shared.
+:func:`same` therefore compares ``structure`` by ``==`` and ``numbers`` by their bits (``view(uint64)``): ``0.0`` and
+``-0.0`` differ, two NaNs of different payloads differ, ``1`` and ``1.0`` and ``True`` differ (their types),
+``{"a": 1, "b": 2}`` and ``{"b": 2, "a": 1}`` differ (their order).
 
-**Not read:** an object's identity (two equal arrays that share memory or not are the same release), padding bytes
-of a longdouble, a pandas object's cached or derived state (a frequency inferred from its index), and a tensor's
-gradient, strides and storage (its values, dtype, shape and device are read).
+**Not read:** the identity of an immutable scalar (a number, a string, bytes, a numpy or pandas scalar): Python
+promises nothing about it -- interning, the small-int cache and constant folding share or copy equal values as the
+interpreter chooses, so reading it would set apart runs that differ in no choice of the program's (pickle's memo
+shows whether two equal strings are one object: a bit a program could hide there is not read); a class's own
+attributes (a namedtuple's class, a ``defaultdict``'s factory, an annotation are read by name, as pickle reads a
+class: a class is the program's code); padding bytes of a longdouble; the private state of pandas and torch,
+reachable only through their private API (pandas' block layout, caches and masked arrays' buffers, autograd hooks):
+:mod:`release_frames`, :mod:`release_tensors`.
 """
 
 from __future__ import annotations
 
 import collections
 import dataclasses
-import math
-import sys
 import types
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
+from pdp_audit.verify.inputs import (
+    release_arrays,
+    release_buffers,
+    release_frames,
+    release_namedtuples,
+    release_tensors,
+)
 from pdp_audit.verify.inputs.validation import InputError
 
-#: The largest magnitude below which every integer is a float64 exactly (2^53; every integer of |n| ≤ 2^53 is).
-EXACT_INTEGERS = 2**53
 #: What a refused release may be instead.
 ACCEPTED = "return numbers, arrays, pandas objects, or tuples/lists/dicts of them"
+#: The deepest a release is read: a release nested deeper is refused in one line (the walk recurses per level).
+MAX_DEPTH = 100
+#: What a ``defaultdict``'s ``default_factory`` may be: None or one of these builtin types, read by name.
+FACTORIES = {factory: factory.__name__ for factory in (int, float, complex, bool, str, bytes, list, dict, tuple)}
 
 
 class UnencodableRelease(InputError):
@@ -125,36 +144,44 @@ def parts(release: Any, source: str = "the program") -> tuple[tuple, np.ndarray]
         return _FLOAT, np.array([release], dtype=np.float64)
     if kind is np.float64:
         return _FLOAT64, np.array([release], dtype=np.float64)
-    if kind is np.ndarray and release.dtype.kind == "f" and release.dtype.itemsize == 8:
-        return (
-            (("ndarray", release.dtype.char, release.dtype.str, release.shape, None),),
-            release.astype(np.float64).ravel(),  # a copy of its own, C-ordered
-        )
-    walk = _Walk(source)
-    walk.value(release, top=True)
+    if kind is np.ndarray and release.dtype is release_arrays.FLOAT64 and release.base is None:
+        head = ("ndarray", release_arrays.layout(release, None), "d", "<f8", release.shape, None)
+        return (head,), release.astype(np.float64).ravel()  # a copy of its own, C-ordered
+    walk = Walk(source)
+    walk.value(release)
     return tuple(walk.structure), walk.numbers()
 
 
 def label(value: Any, source: str = "the program") -> tuple:
     """A label (a dict key, a name, an index, attrs) as a plain hashable tuple, exactly: its encoding's structure
     and its numbers' bytes."""
-    if type(value) is str:  # most keys and names: what encode gives, without the walk
-        return ((("str", value),), b"")
-    encoded = encode(value, source)
-    return (encoded.structure, encoded.numbers.tobytes())
+    return Walk(source).label(value)
 
 
 _FLOAT = (("float",),)
-_FLOAT64 = (("numpy", "float64", "d", "<f8", (), None),)
+_FLOAT64 = (("numpy", "float64", None, "d", "<f8", (), None),)
 _SCALARS = {bool: "bool", float: "float", complex: "complex"}
-_DICTS = {dict: "dict", collections.OrderedDict: "OrderedDict", collections.Counter: "Counter"}
+_DICTS: dict[type, str] = {dict: "dict", collections.OrderedDict: "OrderedDict", collections.Counter: "Counter"}
 
 
-class _Walk:
-    """One encoding: the structure's nodes and the numbers' pieces, appended in the release's order."""
+class _Memo:
+    """What one encoding shares across its labels: the objects met (by ``id``, kept alive so that no id is reused
+    while the walk runs) and the depth the walk is at."""
 
-    def __init__(self, source: str):
+    def __init__(self) -> None:
+        self.seen: dict[int, int] = {}
+        self.kept: list = []
+        self.buffers = release_buffers.Buffers()
+        self.depth = 0
+
+
+class Walk:
+    """One encoding: the structure's nodes and the numbers' pieces, appended in the release's order (the readers of
+    numpy, pandas and torch objects append through :meth:`node`, :meth:`array`, :meth:`value` and :meth:`label`)."""
+
+    def __init__(self, source: str, memo: _Memo | None = None):
         self.source = source
+        self.memo = memo or _Memo()
         self.structure: list = []
         self.pieces: list[np.ndarray] = []
         self.scalars: list[float] = []  # Python numbers not yet moved to ``pieces`` (one array for a run of them)
@@ -170,32 +197,82 @@ class _Walk:
             self.pieces.append(np.array(self.scalars, dtype=np.float64))
             self.scalars = []
 
-    def _array(self, numbers: np.ndarray) -> None:
+    def node(self, node: tuple) -> None:
+        """Append a structure node."""
+        self.structure.append(node)
+
+    def array(self, numbers: np.ndarray) -> None:
+        """Append float64 numbers."""
         self._flush()
         self.pieces.append(numbers)
 
-    def value(self, x: Any, top: bool = False) -> None:
+    def label(self, value: Any) -> tuple:
+        """``value`` as a plain hashable tuple (its structure and its numbers' bytes), read in this walk's memo and
+        depth: an object met before is a back-reference, and a label's depth counts."""
+        if type(value) is str:  # most keys and names: what the walk gives, without the walk
+            return ((("str", value),), b"")
+        inner = Walk(self.source, self.memo)
+        inner.value(value)
+        return (tuple(inner.structure), inner.numbers().tobytes())
+
+    def buffer(self, start: int, size: int) -> int | None:
+        """The ordinal of the buffer met before that is exactly ``size`` bytes at ``start``, else None (it is
+        remembered); refused where it overlaps one partly (:mod:`release_buffers`)."""
+        try:
+            return self.memo.buffers.share(start, size)
+        except release_buffers.SharedPart as part:
+            self.refuse(f"an array or tensor that {part}", "return copies of them (np.array(x), x.clone())")
+
+    def refuse(self, what: str, fix: str = ACCEPTED) -> NoReturn:
+        """Refuse the release in one line naming ``what`` it holds and how to return it instead."""
+        holding = "" if self.memo.depth <= 1 else "a release holding "
+        raise UnencodableRelease(f"{self.source} returned {holding}{what}, which cannot be compared exactly: {fix}")
+
+    def value(self, x: Any) -> None:
+        """Encode ``x``: a scalar as it is; any other object a back-reference where it was met before, else its node
+        and parts in turn, one level deeper."""
         kind = type(x)
-        if self._scalar(x, kind) or self._container(x, kind):
+        if self._scalar(x, kind):
+            return
+        memo = self.memo
+        memo.depth += 1
+        try:
+            if memo.depth > MAX_DEPTH:
+                self.refuse(f"objects nested more than {MAX_DEPTH} deep", "return a flatter release")
+            if isinstance(x, np.generic):  # an immutable scalar: its identity is not read (module notes)
+                release_arrays.read_scalar(self, x)
+            elif not release_frames.read_scalar(self, x) and not self._seen(x):
+                self._object(x, kind)
+        finally:
+            memo.depth -= 1
+
+    def _seen(self, x: Any) -> bool:
+        """Whether ``x`` was met before in this encoding (its back-reference appended); else it is remembered."""
+        memo = self.memo
+        at = memo.seen.get(id(x))
+        if at is not None:
+            self.structure.append(("ref", at))
+            return True
+        memo.seen[id(x)] = len(memo.kept)
+        memo.kept.append(x)
+        return False
+
+    def _object(self, x: Any, kind: type) -> None:
+        if self._container(x, kind):
             return
         if kind is np.ndarray:
-            self._ndarray(x, ("ndarray",))
-        elif isinstance(x, np.generic) and not isinstance(x, np.void):
-            self._ndarray(np.asarray(x), ("numpy", kind.__name__))
-        elif not self._pandas(x) and not self._torch(x):
-            raise UnencodableRelease(
-                f"{self.source} returned {'' if top else 'a release holding '}{_named(x)}, which cannot be compared "
-                f"exactly: {ACCEPTED}"
-            )
+            release_arrays.read_array(self, x)
+        elif not release_frames.read(self, x) and not release_tensors.read(self, x):
+            self.refuse(_named(x))
 
     def _scalar(self, x: Any, kind: type) -> bool:
-        """Whether ``x`` is a Python scalar (None, a number, a string or bytes), encoded."""
+        """Whether ``x`` is a Python scalar of an exact type (None, a number, a string or bytes), encoded."""
         if kind is float or kind is bool:
             self.structure.append((_SCALARS[kind],))
             self.scalars.append(float(x))
         elif kind is int:
-            self.structure.append(("int", hex(x) if abs(x) > EXACT_INTEGERS else None))
-            self.scalars.append(_float_of_int(x))
+            self.structure.append(("int", hex(x) if abs(x) > release_arrays.EXACT_INTEGERS else None))
+            self.scalars.append(release_arrays.float_of_int(x))
         elif kind is complex:
             self.structure.append(("complex",))
             self.scalars += [x.real, x.imag]
@@ -211,13 +288,10 @@ class _Walk:
         """Whether ``x`` is a tuple, list, namedtuple or dict, encoded: its node, then its items in order."""
         if kind is tuple or kind is list:
             node: tuple = (kind.__name__, len(x))
-        elif kind in _DICTS:
-            node = (_DICTS[kind], tuple(label(k, self.source) for k in x))
-        elif isinstance(x, tuple) and _namedtuple(x):
-            node = ("namedtuple", kind.__module__, kind.__qualname__, getattr(kind, "_fields"), len(x))
-        elif kind is collections.defaultdict and x.default_factory in (None, int, float, list, dict):
-            factory = None if x.default_factory is None else x.default_factory.__name__
-            node = ("defaultdict", factory, tuple(label(k, self.source) for k in x))
+        elif kind in _DICTS or kind is collections.defaultdict:
+            node = self._dict_node(x, kind)
+        elif isinstance(x, tuple) and hasattr(kind, "_fields"):
+            node = ("namedtuple", release_namedtuples.class_label(self, kind), getattr(kind, "_fields"), len(x))
         else:
             return False
         self.structure.append(node)
@@ -225,183 +299,18 @@ class _Walk:
             self.value(item)
         return True
 
-    def _ndarray(self, a: np.ndarray, tag: tuple) -> None:
-        dtype, kind = a.dtype, a.dtype.kind
-        head = (*tag, dtype.char, dtype.str, a.shape)
-        if kind == "f" and dtype.itemsize == 8:  # float64 (most arrays): its bits are its view
-            self.structure.append((*head, None))
-            self._array(a.astype(np.float64).ravel())
-        elif kind == "O":
-            self.structure.append((*head, None))
-            for item in a.ravel().tolist():
-                self.value(item)
-        elif kind in "US":
-            self.structure.append((*head, tuple(a.ravel().tolist())))
-        elif kind == "V":
-            self.structure.append((*head, str(dtype.descr), a.tobytes()))
-        elif kind in "Mm":
-            flat = a.view(np.int64).ravel()
-            self.structure.append((*head, _big_integers(flat)))
-            self._array(flat.astype(np.float64))
-        elif kind in "biu":
-            flat = a.ravel()
-            self.structure.append((*head, _big_integers(flat) if dtype.itemsize >= 8 and kind != "b" else None))
-            self._array(flat.astype(np.float64))
-        else:  # "f" or "c": a complex number's parts, interleaved, as reals of the part's dtype
-            flat = a.ravel()
-            if kind == "c":
-                parts = np.empty(flat.size * 2, dtype=np.dtype(f"f{dtype.itemsize // 2}"))
-                parts[0::2], parts[1::2] = flat.real, flat.imag
-                flat = parts
-            # a signalling NaN widened, a longdouble beyond float64: what the view misses is in the residue
-            with np.errstate(invalid="ignore", over="ignore"):
-                numbers = flat.astype(np.float64)
-            self.structure.append((*head, _float_residue(flat, numbers)))
-            self._array(numbers)
-
-    def _pandas(self, x: Any) -> bool:
-        """Whether ``x`` is a pandas object, encoded (pandas is in ``sys.modules`` wherever one exists)."""
-        pd = sys.modules.get("pandas")
-        if pd is None:
-            return False
-        source = self.source
-        if isinstance(x, pd.DataFrame) and type(x) is pd.DataFrame:
-            column_dtypes = list(x.dtypes)  # a Series built per access: read once (a program's every release)
-            dtypes = tuple(_dtype_label(d, source) for d in column_dtypes)
-            whole = len(set(dtypes)) <= 1 and all(isinstance(d, np.dtype) for d in column_dtypes)
-            self.structure.append(
-                ("DataFrame", _index_label(x.index, source), _index_label(x.columns, source), dtypes,
-                 label(x.attrs, source), x.flags.allows_duplicate_labels, whole)
-            )  # fmt: skip
-            if whole:  # one numpy dtype: its values exactly, row by row
-                self.value(x.to_numpy())
-            else:
-                for i in range(x.shape[1]):
-                    self.value(_values(x.iloc[:, i]))
-        elif isinstance(x, pd.Series) and type(x) is pd.Series:
-            self.structure.append(
-                ("Series", label(x.name, source), _index_label(x.index, source), _dtype_label(x.dtype, source),
-                 label(x.attrs, source), x.flags.allows_duplicate_labels)
-            )  # fmt: skip
-            self.value(_values(x))
-        elif isinstance(x, pd.Index):
-            self.structure.append(("Index", _index_label(x, source)))
-        elif x is pd.NA or x is pd.NaT:
-            self.structure.append((repr(x),))
-        elif type(x) is pd.Timestamp:
-            self.structure.append(("Timestamp", x.value, str(x.tz), x.unit))
-        elif type(x) is pd.Timedelta:
-            self.structure.append(("Timedelta", x.value, x.unit))
-        else:
-            return False
-        return True
-
-
-    def _torch(self, x: Any) -> bool:
-        """Whether ``x`` is a torch tensor (``torch.Tensor`` or ``torch.nn.Parameter``; torch is in ``sys.modules``
-        wherever one exists), encoded: its type, dtype, device and whether it requires a gradient, then its values
-        as a numpy array of its dtype -- a bfloat16 widened to float32, which holds its bits (a bfloat16 is a
-        float32's upper half, NaN payloads included).  A tensor of another layout, quantized, nested, of a subclass
-        or of a dtype numpy has no exact image of (float8, complex32) is refused in one line."""
-        torch = sys.modules.get("torch")
-        if torch is None or not isinstance(x, torch.Tensor):
-            return False
-        kind = type(x)
-        plain = kind is torch.Tensor or kind is torch.nn.Parameter
-        if not plain or x.layout != torch.strided or x.is_quantized or x.is_nested:
-            raise UnencodableRelease(
-                f"{self.source} returned a {kind.__module__}.{kind.__qualname__} ({x.layout}"
-                f"{', quantized' if x.is_quantized else ''}), which cannot be compared exactly: return a dense "
-                f"torch.Tensor, or convert it and {ACCEPTED}"
-            )
-        values = x.detach()
-        if values.dtype == torch.bfloat16:
-            values = values.float()
-        try:
-            array = values.numpy(force=True)  # on the CPU, the conjugate and negative bits resolved
-        except (TypeError, RuntimeError):
-            raise UnencodableRelease(
-                f"{self.source} returned a torch tensor of dtype {x.dtype}, which numpy cannot hold exactly: convert "
-                f"it (to float32, say), or {ACCEPTED}"
-            ) from None
-        self._ndarray(array, ("torch", kind.__name__, str(x.dtype), str(x.device), bool(x.requires_grad)))
-        return True
-
-
-def _float_of_int(x: int) -> float:
-    try:
-        return float(x)
-    except OverflowError:  # beyond float64's range: its view is the signed infinity, its residue the integer
-        return math.inf if x > 0 else -math.inf
-
-
-def _big_integers(flat: np.ndarray) -> tuple | None:
-    """The (flat index, exact value) of each integer of magnitude beyond 2^53 (float64 rounds it), or None."""
-    big = flat > EXACT_INTEGERS
-    if flat.dtype.kind != "u":
-        big |= flat < -EXACT_INTEGERS
-    if not big.any():
-        return None
-    where = np.flatnonzero(big)
-    return tuple(zip(where.tolist(), map(hex, flat[where].tolist())))
-
-
-def _float_residue(flat: np.ndarray, numbers: np.ndarray) -> tuple | None:
-    """What the float64 view of a float array misses (module notes), or None: a float16/32 NaN's bits; an extended
-    value's exact rational where float64 rounds it, its bytes where it is a NaN."""
-    size = flat.dtype.itemsize
-    if size == 8:
-        return None
-    nan = np.isnan(flat)
-    if size < 8:
-        if not nan.any():
-            return None
-        where = np.flatnonzero(nan)
-        return tuple(zip(where.tolist(), flat.view(np.dtype(f"u{size}"))[where].tolist()))
-    rounded = numbers.astype(flat.dtype) != flat  # a NaN is never equal: its bytes are kept
-    if not rounded.any():
-        return None
-    meaningful = 10 if np.finfo(flat.dtype).nmant == 63 else size  # x86's 80-bit format: the rest is padding
-    out = []
-    for i in np.flatnonzero(rounded).tolist():
-        value = flat[i]
-        exact = flat[i : i + 1].tobytes()[:meaningful] if np.isnan(value) else tuple(map(hex, value.as_integer_ratio()))
-        out.append((i, exact))
-    return tuple(out)
-
-
-def _dtype_label(dtype: Any, source: str) -> tuple:
-    """A numpy or pandas dtype, exactly: a numpy dtype's character and string, an extension dtype's name and, for a
-    categorical, its categories and order."""
-    if isinstance(dtype, np.dtype):
-        return (dtype.char, dtype.str)
-    categories = getattr(dtype, "categories", None)
-    extra = () if categories is None else (_index_label(categories, source), bool(dtype.ordered))
-    return (type(dtype).__name__, str(dtype), *extra)
-
-
-def _index_label(index: Any, source: str) -> tuple:
-    """A pandas Index, exactly: its type, dtype, names and values (a RangeIndex's: its start, stop and step)."""
-    if type(index).__name__ == "RangeIndex":
-        return ("RangeIndex", index.start, index.stop, index.step, label(list(index.names), source))
-    return (
-        type(index).__name__,
-        _dtype_label(index.dtype, source),
-        label(list(index.names), source),
-        label(_values(index), source),
-    )
-
-
-def _values(x: Any) -> np.ndarray:
-    """A pandas Series' or Index's values, exactly: its numpy array, or for an extension dtype (nullable integers,
-    strings, categories) its values as Python objects (``to_numpy`` would turn an ``Int64`` into rounded floats)."""
-    return x.to_numpy() if isinstance(x.dtype, np.dtype) else x.to_numpy(dtype=object)
-
-
-def _namedtuple(x: tuple) -> bool:
-    """Whether ``x`` is a namedtuple (its items are its data: it holds no instance attributes)."""
-    fields = getattr(type(x), "_fields", None)
-    return isinstance(fields, tuple) and all(type(f) is str for f in fields) and not hasattr(x, "__dict__")
+    def _dict_node(self, x: Any, kind: type) -> tuple:
+        """A dict's node: its type (a ``defaultdict``'s factory), then its keys in order (their labels)."""
+        name = _DICTS.get(kind, "defaultdict")
+        attributes = getattr(x, "__dict__", None)  # an OrderedDict's or a Counter's: a reader sees them
+        if attributes:
+            self.refuse(f"a {name} with attributes {sorted(map(str, attributes))}", "return a plain dict of it")
+        if kind is collections.defaultdict:
+            factory = x.default_factory
+            if factory is not None and FACTORIES.get(factory) is None:
+                self.refuse(f"a defaultdict whose default_factory is {factory!r}", "return dict(x)")
+            return (name, None if factory is None else FACTORIES[factory], tuple(self.label(k) for k in x))
+        return (name, tuple(self.label(k) for k in x))
 
 
 def _named(x: Any) -> str:
