@@ -145,6 +145,7 @@ def test_a_correct_program_is_still_certified_after_a_fresh_process_replays_it()
     assert "and in a fresh process" in _record(run).note
 
 
+@pytest.mark.tier2(representatives=("by_getrandom-", "by_open-"))
 @pytest.mark.parametrize(
     "program, named",
     [
@@ -186,6 +187,7 @@ def test_entropy_drawn_on_a_neighbour_alone_is_noted():
     assert "os.getrandom at test_program_entropy.py:" in _record(run).note
 
 
+@pytest.mark.tier2(representatives=("by_set_order",))
 @pytest.mark.parametrize("program", [by_clock_read_once, by_set_order, by_address], ids=lambda p: p.__name__)
 def test_a_release_that_a_fresh_process_changes_is_not_certified(program):
     run = _audit(program)

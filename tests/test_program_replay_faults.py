@@ -136,6 +136,7 @@ def test_a_generator_kept_from_an_earlier_call_draws_for_the_run_under_way(tmp_p
     assert _program("kept", "--draw-sets", "3") == 0, capsys.readouterr().out
 
 
+@pytest.mark.tier2(representatives=("black-box-witness",))
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize(
     "target, rows, trials, confirmed",
@@ -209,6 +210,7 @@ if __name__ == "__main__":
 
 
 @pytest.mark.timeout(400)
+@pytest.mark.tier2(representatives=("fork_pool",))
 @pytest.mark.parametrize("target", ["fork_pool", "fork_pool_made", "executor"])
 def test_noise_drawn_in_a_pool_worker_is_named_within_its_time(tmp_path, monkeypatch, target):
     """The worker's draw diverged there: a pool's worker died of it and ``map`` awaited its task forever (no exit
@@ -300,6 +302,7 @@ READERS = {
 
 
 @pytest.mark.timeout(300)
+@pytest.mark.tier2(representatives=("by_pandas", "by_os_open", "swallowed"))
 @pytest.mark.parametrize("target", sorted(READERS))
 def test_a_program_that_reads_the_audited_file_itself_is_refused_in_one_line(tmp_path, monkeypatch, capsys, target):
     """A program releasing the exact sum of the CSV it reads from disk was certified (exit 0): its replays on D′ read

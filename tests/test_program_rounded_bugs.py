@@ -123,6 +123,7 @@ def _check(run, name):
     return next(c for c in run.checks if c.id == name)
 
 
+@pytest.mark.tier2(representatives=("nan_fallback", "redraw"))
 @pytest.mark.parametrize("name", list(CASES))
 def test_a_rounded_or_branched_bug_is_refuted_on_the_pair_its_reading_names(name):
     program, data, _, witnesses, trials = CASES[name]
@@ -136,6 +137,7 @@ def test_a_rounded_or_branched_bug_is_refuted_on_the_pair_its_reading_names(name
     assert confirm.pvalue <= ALPHA
 
 
+@pytest.mark.tier2(representatives=("nan_fallback",))
 @pytest.mark.parametrize("name", list(CASES))
 def test_its_fixed_twin_is_not_refuted(name):
     _, data, twin, _, _ = CASES[name]
