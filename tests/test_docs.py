@@ -210,7 +210,7 @@ def declared_default(audit: str, flag: str):
     gen = generated()
     options = {o.cli_flag: o for o in plans_by_name()[audit].options().values()}
     (parser,) = [p for command, p in gen.cli_parsers() if command == f"pdp-audit run {audit}"]
-    (action,) = [a for a in parser._actions if flag in a.option_strings]
+    (action,) = [a for a in parser.arguments if flag in a.option_strings]
     default = options[flag].default if flag in options else action.default
     if default is None or default is False or default == argparse.SUPPRESS:
         said = re.search(r"default: ([^)]*)", gen._help(parser, action))

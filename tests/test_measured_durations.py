@@ -311,13 +311,15 @@ def test_write_docs_rewrites_a_stale_span_and_keeps_the_rest(tmp_path):
     assert durations.write_docs({}, tmp_path) == ["x", "x"]
 
 
-def help_texts(parser: argparse.ArgumentParser, path: str) -> list[tuple[str, str]]:
+def help_texts(parser, path: str) -> list[tuple[str, str]]:
+    """The description, epilog, every argument's help and every subcommand's help of ``parser`` (a
+    :class:`~pdp_audit.verify.core.parser.Parser`) and of the parsers below it."""
     texts = [(path, parser.description or ""), (path, parser.epilog or "")]
-    for action in parser._actions:
+    for action in parser.arguments:
         texts.append((f"{path} {'/'.join(action.option_strings) or action.dest}", action.help or ""))
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                texts += help_texts(sub, f"{path} {name}")
+    for name, sub in parser.commands.items():
+        texts.append((f"{path} {name}", parser.command_help.get(name) or ""))
+        texts += help_texts(sub, f"{path} {name}")
     return texts
 
 

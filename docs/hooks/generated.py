@@ -28,6 +28,10 @@ import argparse
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the parsers' class: its readers' attributes (arguments, commands, help_text)
+    from pdp_audit.verify.core.parser import Parser
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKER = re.compile(r"<!-- generated: ([a-z-]+) -->")
@@ -56,28 +60,26 @@ def on_startup(command, dirty):  # noqa: ARG001 - MkDocs' hook signature
     lay_out_api_tree()
 
 
-def walk_parsers(parser: argparse.ArgumentParser, prog: str = "pdp-audit"):
+def walk_parsers(parser: Parser, prog: str = "pdp-audit"):
     """Yield ``(command, parser)`` for ``parser`` and every subcommand below it, depth first, in ``--help`` order."""
     yield prog, parser
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                yield from walk_parsers(sub, f"{prog} {name}")
+    for name, sub in parser.commands.items():
+        yield from walk_parsers(sub, f"{prog} {name}")
 
 
-def cli_parsers() -> list[tuple[str, argparse.ArgumentParser]]:
+def cli_parsers() -> list[tuple[str, Parser]]:
     """Every parser of the ``pdp-audit`` command, the top-level one first."""
     from pdp_audit.cli.main import build_parser
 
     return list(walk_parsers(build_parser()))
 
 
-def option_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+def option_actions(parser: Parser) -> list[argparse.Action]:
     """The optional arguments of one parser (``-h`` included), in declaration order."""
-    return [a for a in parser._actions if a.option_strings]
+    return [a for a in parser.arguments if a.option_strings]
 
 
-def parser_options(parser: argparse.ArgumentParser) -> set[str]:
+def parser_options(parser: Parser) -> set[str]:
     """Every option string one parser accepts (``--trials``, ``-o``, ``--help``, …)."""
     return {s for a in option_actions(parser) for s in a.option_strings}
 
@@ -95,10 +97,8 @@ def _argument(action: argparse.Action) -> str:
     return " ".join(metavar) if isinstance(metavar, tuple) else str(metavar)
 
 
-def _help(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
-    if not action.help or action.help == argparse.SUPPRESS:
-        return ""
-    return parser._get_formatter()._expand_help(action)
+def _help(parser: Parser, action: argparse.Action) -> str:
+    return parser.help_text(action)
 
 
 def cli_markdown() -> str:
@@ -109,14 +109,12 @@ def cli_markdown() -> str:
         out.append(f"{'#' * depth} `{command}`\n")
         if parser.description:
             out.append(_cell(parser.description) + "\n")
-        subcommands = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-        for action in subcommands:
-            helps = {c.dest: c.help for c in action._choices_actions}
+        if parser.commands:
             out.append("| subcommand | what it does |\n|---|---|")
-            out += [f"| `{name}` | {_cell(helps.get(name) or '')} |" for name in action.choices]
+            out += [f"| `{name}` | {_cell(parser.command_help.get(name) or '')} |" for name in parser.commands]
             out.append("")
         out.append("```text\n" + parser.format_usage().strip() + "\n```\n")
-        positionals = [a for a in parser._actions if not a.option_strings and a not in subcommands]
+        positionals = [a for a in parser.arguments if not a.option_strings]
         rows = [(a.metavar or a.dest, a) for a in positionals]
         rows += [(", ".join(a.option_strings), a) for a in option_actions(parser)]
         out.append("| argument | value | meaning |\n|---|---|---|")

@@ -14,14 +14,16 @@ class Parser(argparse.ArgumentParser):
     """An argument parser whose errors raise :class:`InputError` (one line, exit 2) instead of exiting.
 
     It keeps what it declares, as data for its readers (the CLI fuzz test): ``arguments``, every action added to it
-    or to one of its groups, in order (``-h`` first), and ``commands``, its subcommands' parsers by name (empty for a
-    leaf command).  A parser may be given its arguments when it is first used rather than when it is made
+    or to one of its groups, in order (``-h`` first; a subcommand's choice is not among them), ``commands``, its
+    subcommands' parsers by name (empty for a leaf command), and ``command_help``, their help texts.  Its readers use
+    these, never argparse's private attributes.  A parser may be given its arguments when it is first used rather than when it is made
     (:meth:`defer`).
     """
 
     def __init__(self, *args: Any, **kwargs: Any):
         self.arguments: list[argparse.Action] = []
         self.commands: dict[str, argparse.ArgumentParser] = {}
+        self.command_help: dict[str, str | None] = {}
         self._fill: Callable[[], Any] | None = None
         super().__init__(*args, **kwargs)
 
@@ -44,16 +46,27 @@ class Parser(argparse.ArgumentParser):
         self._filled()
         return super().format_help()
 
-    def _print_message(self, message: str, file: Any = None) -> None:
-        """argparse's, but a help or version text that standard output refuses (a full disk behind the redirection,
-        a reader that left) raises that OSError, as any command's output does, where argparse dropped it and the
-        command exited 0 with nothing written; what goes to standard error is argparse's (nothing else is left to
-        tell)."""
-        if file is not None and file is sys.stdout:
-            if message:
-                file.write(message)
-            return
-        super()._print_message(message, file)
+    def print_help(self, file: Any = None) -> None:
+        """argparse's, but a help text that standard output refuses (a full disk behind the redirection, a reader
+        that left) raises that OSError, as any command's output does, where argparse dropped it and the command
+        exited 0 with nothing written."""
+        (sys.stdout if file is None else file).write(self.format_help())
+
+    def print_usage(self, file: Any = None) -> None:
+        """As :meth:`print_help`, for the usage line."""
+        (sys.stdout if file is None else file).write(self.format_usage())
+
+    def help_text(self, action: argparse.Action) -> str:
+        """``action``'s help as ``--help`` shows it, its ``%(default)s``, ``%(choices)s``, ``%(prog)s`` … filled in
+        as argparse fills them (its formatter's expansion, done here through public attributes only)."""
+        if not action.help or action.help == argparse.SUPPRESS:
+            return ""
+        params = {key: value for key, value in vars(action).items() if value is not argparse.SUPPRESS}
+        params = {key: getattr(value, "__name__", value) for key, value in params.items()}
+        params["prog"] = self.prog
+        if params.get("choices") is not None:
+            params["choices"] = ", ".join(str(choice) for choice in params["choices"])
+        return action.help % params
 
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
         action = super().add_argument(*args, **kwargs)
@@ -81,9 +94,17 @@ class Parser(argparse.ArgumentParser):
         return group
 
     def add_subparsers(self, **kwargs: Any) -> Any:
-        """The subcommands' action; the parsers it adds are this parser's ``commands``."""
+        """The subcommands' action; the parsers it adds are this parser's ``commands``, their help texts its
+        ``command_help``."""
         action = super().add_subparsers(**kwargs)
         self.commands = action.choices  # name -> parser, filled by each add_parser
+        add_parser = action.add_parser
+
+        def add_command(name: str, **options: Any) -> argparse.ArgumentParser:
+            self.command_help[name] = options.get("help")
+            return add_parser(name, **options)
+
+        action.add_parser = add_command
         return action
 
     def parse_known_args(self, args=None, namespace=None):
@@ -120,7 +141,8 @@ class Parser(argparse.ArgumentParser):
     def _stray(self) -> str | None:
         """The first argument given that is neither an option, nor the value following one, nor one of the command's
         positional arguments (None if none)."""
-        previous, positionals = "", sum(not action.option_strings for action in self._actions)
+        positionals = sum(not action.option_strings for action in self.arguments) + bool(self.commands)
+        previous = ""
         for token in getattr(self, "given", []):
             if not token.startswith("-") and not (previous.startswith("-") and "=" not in previous):
                 if positionals == 0:

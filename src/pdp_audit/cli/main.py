@@ -108,13 +108,19 @@ def command_module(name: str):
     return importlib.import_module(f"pdp_audit.cli.{name}")
 
 
-class VersionAction(argparse._VersionAction):
-    """``--version``: argparse's, its text (the package's metadata and the commit, :func:`version_text`) read when it
-    is asked for, not while every command's parser is built (importlib.metadata: a tenth of a second of each)."""
+class VersionAction(argparse.Action):
+    """``--version``: print :func:`version_text` on standard output and end with exit 0, as argparse's own version
+    action does; the text (the package's metadata and the commit) is read when it is asked for, not while every
+    command's parser is built (importlib.metadata: a tenth of a second of each).  A public ``argparse.Action``, not
+    a subclass of argparse's private ``_VersionAction``."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        self.version = version_text()
-        super().__call__(parser, namespace, values, option_string)
+        sys.stdout.write(version_text() + "\n")
+        sys.stdout.flush()
+        parser.exit()
 
 
 def version_text() -> str:
@@ -308,7 +314,7 @@ def _command(argv: list[str] | None) -> int:
                 _printed_flushed()
                 return done.code or 0
             raise
-        except OSError as err:  # a help or version text standard output refused (Parser._print_message)
+        except OSError as err:  # a help or version text standard output refused (Parser.print_help, VersionAction)
             _raise_as_standard_output(err)
         # deferred: loads numpy; --help must not
         from pdp_audit.verify.core.float_rules import own_float_rules
