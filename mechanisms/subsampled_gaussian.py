@@ -28,18 +28,24 @@ on one of R₊, R₋ and a real b ≥ 0 on one of them (:class:`TiltedStep`):
 
     φ R_s^a = Σ_k C(a, k)(1 − q)^{a−k} q^k e^{k(k−1)/(2σ²)} φ(x ∓ k)
 
-is a finite Gaussian mixture (means ±k), drawn exactly, and R_t^{−b} ≤ (1 − q)^{−b} makes rejection with
-acceptance ((1 − q)/R_t(x))^b ∈ (0, 1] exact (von Neumann 1951).  The integer a is why the forward directions
-(a = 1 + θ) tilt by integer θ only; the reverse add/remove direction (a = 0) tilts by any θ ≥ 0.
+is a finite Gaussian mixture (means ±k), drawn exactly, and ((1 − q)/R_t)^b = e^{−b·softplus(z_t(x))},
+z_t(x) = log(q/(1 − q)) + (2tx − 1)/(2σ²), a log-concave damping of each component.  g_θ is drawn exactly by
+rejection from each component's tangent envelope (:mod:`pdp_audit.mechanisms.tangent_envelope`), which accepts a
+proposal with probability ≥ 1 − 1/e for every σ, q, a, b.  (Proposing from the undamped mixture and accepting with
+probability ((1 − q)/R_t(x))^b is exact too, but accepts with probability about ((1 − q)/q)^b e^{…} → 0 as q → 1:
+at q = 1 − 1e-9 it drew forever.)  The integer a is why the forward directions (a = 1 + θ) tilt by integer θ only;
+the reverse add/remove direction (a = 0) tilts by any θ ≥ 0.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
+from pdp_audit.mechanisms.tangent_envelope import DampedGaussianMixture
 from pdp_audit.verify.inputs.validation import InputError
 
 #: The neighbouring relations DP-SGD is audited under.
@@ -203,24 +209,26 @@ class TiltedStep:
         terms = log_w[:, None] + np.log(weights)[None, :] - 0.5 * math.log(math.pi) + self.log_acceptance(x)
         return log_m + float(special.logsumexp(terms))
 
+    @cached_property
+    def damped(self) -> DampedGaussianMixture:
+        """g_θ as φR_s^a's components, each damped by ((1 − q)/R_t)^b = e^{−b·softplus(tx/σ² + log(q/(1 − q))
+        − 1/(2σ²))} (module notes)."""
+        means, log_w = self.mixture()
+        sigma, q = self.pair.sigma, self.pair.q
+        offset = math.log(q) - math.log1p(-q) - 1.0 / (2 * sigma**2)
+        return DampedGaussianMixture(means, log_w, sigma, self.b, self.t / sigma**2, offset)
+
     def draw(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` exact draws of g_θ: a mixture component, its Gaussian, and rejection at ((1 − q)/R_t)^b."""
+        """``size`` exact draws of g_θ: a mixture component and its Gaussian where there is no R_t factor, else
+        rejection from the components' tangent envelopes (module notes)."""
+        if self.b > 0 and self.t != 0:
+            return self.damped.draw(size, rng)
         means, log_w = self.mixture()
         cumulative = np.cumsum(np.exp(log_w))
         cumulative[-1] = 1.0
-        out = np.empty(int(size))
-        filled = 0
-        while filled < size:
-            need = int(size) - filled
-            m = need + need // 4 + 64
-            comp = np.searchsorted(cumulative, rng.random(m), side="right") if means.size > 1 else np.zeros(m, int)
-            x = means[comp] + self.pair.sigma * rng.standard_normal(m)
-            if self.b > 0 and self.t != 0:
-                x = x[np.log(rng.random(m)) < self.log_acceptance(x)]
-            x = x[:need]
-            out[filled : filled + x.size] = x
-            filled += x.size
-        return out
+        count = int(size) + int(size) // 4 + 64  # as many as the former sampler drew: the same seed, the same draws
+        comp = np.searchsorted(cumulative, rng.random(count), side="right") if means.size > 1 else np.zeros(count, int)
+        return (means[comp] + self.pair.sigma * rng.standard_normal(count))[: int(size)]
 
 
 def kappa(theta: float) -> float:

@@ -48,7 +48,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
-from pdp_audit.reports.numbers import round_up, sum_up
+from pdp_audit.reports.numbers import round_down, round_up, sum_up
 
 if TYPE_CHECKING:  # annotations only: `pdp-audit certify --help` imports this module, and no record
     from pdp_audit.reports.records import Check
@@ -119,12 +119,12 @@ class CertifiedClaim:
         if self.basis == "exact":
             said = f"the claim {self.claim()} holds by the exact δ({self.epsilon:g}) = {_exact(self.exact_delta)}; "
             if math.isfinite(high):
-                return said + f"sampling confirms [{_round_down(low):.3g}, {round_up(high, 3):.3g}]"
-            return said + f"sampling is consistent with it (≥ {_round_down(low):.3g}; its upper end is not certified)"
+                return said + f"sampling confirms [{round_down(low):.3g}, {round_up(high, 3):.3g}]"
+            return said + f"sampling is consistent with it (≥ {round_down(low):.3g}; its upper end is not certified)"
         if self.basis == "bound":
             return (
                 f"{self.supported()} certified by the closed-form bound on δ({self.epsilon:g}); sampling is "
-                f"consistent with it (≥ {_round_down(low):.3g})"
+                f"consistent with it (≥ {round_down(low):.3g})"
             )
         if self.basis == "proof":
             return f"{self.supported()} certified by the bounded-loss proof"
@@ -257,12 +257,20 @@ def composed_claim(checks: Sequence[Check]) -> CertifiedClaim | None:
 def tightest(claim: Check, checks: Sequence[Check]) -> tuple[float, Check]:
     """The smallest upper end of ``claim``'s interval and of every guarantee among ``checks`` that bounds the same
     δ_{P‖Q}(ε) (:data:`BOUNDS` names ``claim``, at its ε) at its level -- valid at the run's level because all of them
-    hold at once with probability ≥ 1 − α (module notes) -- and the check it is of (``claim`` on a tie)."""
-    best = (float(claim.ci[1]), claim)  # type: ignore[index]
+    hold at once with probability ≥ 1 − α (module notes) -- and the check it is of (``claim`` on a tie).  An upper
+    end that is NaN bounds nothing: it reads as +∞ (a NaN compares false both ways, and ``max`` of bounds with one
+    would depend on their order)."""
+    best = (_upper_end(claim), claim)
     for other in checks:
-        if _bounds(other, claim) and float(other.ci[1]) < best[0]:  # type: ignore[index]
-            best = (float(other.ci[1]), other)  # type: ignore[index]
+        if _bounds(other, claim) and _upper_end(other) < best[0]:
+            best = (_upper_end(other), other)
     return best
+
+
+def _upper_end(check: Check) -> float:
+    """``check``'s upper end, +∞ where it has no interval or a NaN end."""
+    upper = math.inf if check.ci is None or check.ci[1] is None else float(check.ci[1])
+    return math.inf if math.isnan(upper) else upper
 
 
 def _bounds(other: Check, claim: Check) -> bool:
@@ -310,15 +318,6 @@ def _budget(undecided) -> str:
     if sizes:
         return f"about {max(sizes):.1e} samples per world would decide it"
     return "no budget of draws decides it" if never else ""
-
-
-def _round_down(value: float, digits: int = 3) -> float:
-    """``value`` rounded down to ``digits`` significant digits: a stated interval never narrower than the sampled."""
-    if value <= 0:
-        return 0.0
-    exponent = math.floor(math.log10(value)) - digits + 1
-    rounded = float(f"{math.floor(value / 10.0**exponent)}e{exponent}")
-    return rounded if rounded <= value else float(f"{math.floor(value / 10.0**exponent) - 1}e{exponent}")
 
 
 def _exact(value: float | None) -> str:

@@ -1,22 +1,53 @@
 """Numbers as a report states them, where the rounding direction matters: bounds rounded *up* (a certified δ̄ never
-reads smaller than the evidence supports) and confidence levels as their distance from 1.  No plotting imports:
-the terminal's text uses them too."""
+reads smaller than the evidence supports) or *down* (an interval's lower end), and confidence levels as their
+distance from 1.  No plotting imports: the terminal's text uses them too."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from fractions import Fraction
 
 
 def round_up(value: float, digits: int = 2) -> float:
-    """``value`` rounded up to ``digits`` significant digits (0 stays 0): never below ``value``."""
+    """``value`` rounded up to ``digits`` (≤ 15) significant digits: the double nearest the smallest decimal D of
+    that many digits whose double is ≥ ``value`` (a double stands for the decimals that read back as it: 1.2e-5 stays
+    1.2e-5 although the double is 3e-22 above the decimal), so the result is never below ``value``, and neither is
+    its text at ``digits`` significant digits (``:.2g``), which reads back as it.  D is computed exactly from the
+    double's binary expansion (:func:`_rounded`), denormals included; rounding to nearest is monotone, so a decimal
+    above ``value`` gives a double at or above it.
+
+    The range (its callers state bounds on δ or ε, which are ≥ 0): 0 and negatives give 0 (0 stays 0); +∞ stays
+    +∞, and so does a value whose D lies beyond the largest double; NaN bounds nothing and raises ValueError (the
+    callers never pass one: :func:`pdp_audit.reports.certified_claim.tightest` reads a NaN upper end as +∞)."""
+    if math.isnan(value):
+        raise ValueError("round_up got NaN: a bound that is not a number cannot be stated")
     if value <= 0:
         return 0.0
-    exponent = math.floor(math.log10(value)) - digits + 1
-    mantissa = math.ceil(value / 10.0**exponent)
-    rounded = float(f"{mantissa}e{exponent}")
-    return rounded if rounded >= value else float(f"{mantissa + 1}e{exponent}")
+    return math.inf if math.isinf(value) else _rounded(value, digits, ROUND_CEILING)
+
+
+def round_down(value: float, digits: int = 3) -> float:
+    """``value`` rounded down to ``digits`` (≤ 15) significant digits, never above it, nor is its text at ``digits``
+    significant digits: a stated interval is never narrower than the sampled.  The mirror of :func:`round_up`, over
+    every sign: a negative value gives −round_up(−value); 0 and ±∞ stay themselves; NaN raises ValueError."""
+    if math.isnan(value):
+        raise ValueError("round_down got NaN: a bound that is not a number cannot be stated")
+    if value < 0:
+        return -round_up(-value, digits)
+    return value + 0.0 if value == 0 or math.isinf(value) else _rounded(value, digits, ROUND_FLOOR)
+
+
+def _rounded(value: float, digits: int, rounding: str) -> float:
+    """``value`` > 0 rounded (``ROUND_CEILING``, ``ROUND_FLOOR``) to ``digits`` significant decimal digits: the
+    double's exact decimal expansion (``Decimal(value)``) rounded exactly by ``quantize`` -- no 10.0**e, which is 0
+    below 1e-323 and inexact everywhere -- or the decimal one step nearer where that one reads back as ``value``."""
+    exact = Decimal(value)
+    step = Decimal(1).scaleb(exact.adjusted() - digits + 1)
+    bound = exact.quantize(step, rounding=rounding)
+    nearer = bound - step if rounding == ROUND_CEILING else bound + step
+    return value if float(nearer) == value else float(bound)
 
 
 def sum_up(values: Iterable[float]) -> float:
