@@ -110,7 +110,7 @@ def test_a_float_sum_that_moves_by_more_than_its_sensitivity_is_refuted():
 
 
 def test_a_provisional_composition_within_its_readings_is_bounded_by_one_and_nothing_else_moves():
-    """A pair's first judgement (:func:`.analysis._read_exactly`) leaves out the ceiling 1 − e^(ε − Σε_i) of a pure
+    """A pair's first judgement (:func:`.judgement.read_exactly`) leaves out the ceiling 1 − e^(ε − Σε_i) of a pure
     composition within the rounding of its readings (the pair is read exactly and judged anew): δ(ε) ≤ 1 there, the
     same undecided pair; a composition decided either way is the same with or without the ceiling.
 

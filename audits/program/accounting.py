@@ -293,7 +293,7 @@ class Composed:
     how: str
     rounding: bool = False
     #: a Gaussian composition's δ(ε) at the steps' float μ (None elsewhere): a claim's δ in [read, high) is certified
-    #: at the readings, not at their intervals' top -- read exactly, the pair may be (:func:`.analysis._read_exactly`)
+    #: at the readings, not at their intervals' top -- read exactly, the pair may be (:func:`.judgement.read_exactly`)
     read: float | None = None
 
 
@@ -307,7 +307,7 @@ def composed_delta(steps: list[Step], epsilon: float, ceiling: bool = True) -> C
     place of its law, one at a time, moves δ(ε) by at most that step's slack.  ``ceiling`` False: pure steps within
     the rounding of their readings are bounded by δ(ε) ≤ 1, their ceiling 1 − e^(ε − Σε_i) (:func:`_pure_ceiling`,
     rationals) not made -- for a pair whose shifts are then read exactly and judged anew
-    (:func:`.analysis._read_exactly`)."""
+    (:func:`.judgement.read_exactly`)."""
     return _composed_within(steps, epsilon, Fraction(epsilon), ceiling)
 
 

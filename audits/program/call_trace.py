@@ -18,9 +18,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from pdp_audit.audits.program.accounting import Gaussian, Laplace, gaussian_delta
-from pdp_audit.audits.program.analysis import Analysis, PairResult
 from pdp_audit.audits.program.library_steps import DECLARED, exact_distance
 from pdp_audit.audits.program.recorder import Call
+from pdp_audit.audits.program.results import Analysis, PairResult
 from pdp_audit.reports.records import Table
 
 #: At most this many rows of the call trace on the page (marked rows first).

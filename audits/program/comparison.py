@@ -87,7 +87,7 @@ class Comparison:
     #: shows, or the value the noise is added to read by a replay with the noise at 0 (:mod:`.exact_shifts`)
     exact: dict[int, Fraction] = field(default_factory=dict)
     #: the edges of the rescaled calls the release carries, verified by replay on D and on D′ (:mod:`.carried_events`,
-    #: read by :func:`.analysis._read_exactly`)
+    #: read by :func:`.judgement.read_exactly`)
     tails: list[carried_events.Edges] = field(default_factory=list)
     #: per element read off the release, the mass outside its range verified by replay (:func:`.carried_events.ranges`;
     #: None: not read -- its lower step is then not yet shown carried), and the edges verified where the range is not
@@ -284,7 +284,7 @@ def _weight(found: Probe, other: Run) -> np.ndarray:
 def _rescaled_read(out: Comparison, found: Probe, other: Run) -> None:
     """A call replayed at another scale (:attr:`.trace.Run.rescaled`) rescales its noise on D′: its coefficient moves by
     the scales' ratio, as expected, and its coordinates are read as before the coefficients were (the scale's move
-    is the exact finding, :mod:`.analysis`)."""
+    is the exact finding, :mod:`.judgement`)."""
     if not other.rescaled or not out.unread:
         return
     calls = {index for index, _, _ in other.rescaled}

@@ -25,11 +25,11 @@ import dataclasses
 import math
 from typing import Any
 
-from pdp_audit.audits.program.analysis import Analysis, PairResult
 from pdp_audit.audits.program.estimated import Estimated
 from pdp_audit.audits.program.findings import Conditioned, Rescaled, Unshifted, rank
 from pdp_audit.audits.program.isolated import Isolated, line
 from pdp_audit.audits.program.recorder import ELSEWHERE, NOT_RECORDED, REPEATED, UNREPLAYABLE
+from pdp_audit.audits.program.results import Analysis, PairResult
 from pdp_audit.audits.program.sources import named
 from pdp_audit.reports.records import Verdict
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare

@@ -91,7 +91,7 @@ class Estimated:
 
 def estimated(pairs: list[Any], audits: list[Any], alpha: float) -> Estimated | None:
     """The estimate (:class:`Estimated`) on the pair most isolated audits were read on (the first of equals), from
-    the analysis' ``pairs`` (:class:`.analysis.PairResult`) and the isolated ``audits`` (:class:`.isolated.Isolated`,
+    the analysis' ``pairs`` (:class:`.results.PairResult`) and the isolated ``audits`` (:class:`.isolated.Isolated`,
     their black box's ``bound(level)``); None where no audit gave a bound or its pair is not among ``pairs``."""
     read = [a for a in audits if a.bound is not None]
     if not read:
