@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from pdp_audit.audits.program import accounting, carried_events, comparison, rounded_steps, trace
+from pdp_audit.audits.program import accounting, carried_events, comparison, rounded_steps, step_laws, trace
 from pdp_audit.audits.program.landing import LAWS, Replayer
 
 #: The share of the lower composition's excess over δ the ranges' outsides may take in all: the slack then lowers
@@ -31,8 +31,8 @@ RANGE_SHARE = 2.0**-30
 
 
 def shown(
-    c: comparison.Comparison, element: tuple[trace.Probe, int, str], step: accounting.Step, epsilon: float
-) -> list[accounting.Step]:
+    c: comparison.Comparison, element: tuple[trace.Probe, int, str], step: step_laws.Step, epsilon: float
+) -> list[step_laws.Step]:
     """Element ``j``'s lower step (module notes; ``element`` = (the probe, j, where its shift was read)); ``step`` its
     own.  None but where its shift was read off the release and its call is not rescaled."""
     found, j, source = element

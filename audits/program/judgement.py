@@ -31,6 +31,7 @@ from pdp_audit.audits.program import (
     comparison,
     conditioning,
     exact_shifts,
+    step_laws,
     trace,
 )
 from pdp_audit.audits.program.findings import (
@@ -199,11 +200,11 @@ def _carriers_moved(c: comparison.Comparison, found: trace.Probe, recorded: trac
     return [Unaccounted(element.call, label, why)]
 
 
-def _pure_without_choices(steps: list[accounting.Step]) -> bool:
-    """No step is a choice (:class:`.accounting.Discrete`): the steps' pure composition has no ratio, and a step of
+def _pure_without_choices(steps: list[step_laws.Step]) -> bool:
+    """No step is a choice (:class:`.step_laws.Discrete`): the steps' pure composition has no ratio, and a step of
     pure ε in [0, e] more leaves a sum within the rounding of its readings within it (:func:`.accounting.certified`:
     Σ low ≤ ε < Σ high, or Σ low ≤ ε with a high end unbounded)."""
-    return not any(isinstance(s, accounting.Discrete) for s in steps)
+    return not any(isinstance(s, step_laws.Discrete) for s in steps)
 
 
 def _structural(

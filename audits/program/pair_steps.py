@@ -8,12 +8,12 @@ import math
 import numpy as np
 
 from pdp_audit.audits.program import (
-    accounting,
     carried_steps,
     comparison,
     exact_shifts,
     library_steps,
     rounded_steps,
+    step_laws,
     trace,
 )
 from pdp_audit.audits.program.findings import Unaccounted
@@ -79,7 +79,7 @@ def steps_of(
         unaccounted += problems
     for k, p, q in c.choices:
         weights = (tuple(p.tolist()), tuple(q.tolist()))
-        step = accounting.Discrete(call=k, label="choice", p=tuple(p / p.sum()), q=tuple(q / q.sum()), weights=weights)
+        step = step_laws.Discrete(call=k, label="choice", p=tuple(p / p.sum()), q=tuple(q / q.sum()), weights=weights)
         known.append(step)  # the chosen index is rarely released as it is: an upper step, not a lower one
     return carried, known, unaccounted, at
 
@@ -120,7 +120,7 @@ def _stepped(c: comparison.Comparison, found: trace.Probe) -> list[int]:
 
 
 #: The step of a location family's element, by its law (numpy's float samplers: porous).
-SHIFTED = {"laplace": accounting.Laplace, "gaussian": accounting.Gaussian}
+SHIFTED = {"laplace": step_laws.Laplace, "gaussian": step_laws.Gaussian}
 
 
 def _not_visible(found: trace.Probe) -> str:

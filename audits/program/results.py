@@ -8,7 +8,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
-from pdp_audit.audits.program import accounting, comparison, exact_shifts, same_map, trace
+from pdp_audit.audits.program import accounting, comparison, exact_shifts, same_map, step_laws, trace
 from pdp_audit.audits.program.findings import (
     CarriedAbove,
     CoefficientMoved,
@@ -35,9 +35,9 @@ class PairResult:
     findings: tuple[Finding, ...] = ()
     lower: accounting.Composed | None = None
     upper: accounting.Composed | None = None
-    steps: list[accounting.Step] = field(default_factory=list)
+    steps: list[step_laws.Step] = field(default_factory=list)
     #: the steps of the noise the release carries (the lower composition's)
-    carried: list[accounting.Step] = field(default_factory=list)
+    carried: list[step_laws.Step] = field(default_factory=list)
     #: the elements whose lower step is composed but not yet shown carried where the lower composition exceeds the
     #: claim (:mod:`.carried_events`: their ranges are read, and the pair judged anew)
     unshown: tuple[int, ...] = ()
