@@ -6,7 +6,7 @@ add/remove, a class domain from ``np.unique``, a raw sum released with the clipp
 makes the sensitivity 0, NaN through ``np.clip``, a budget spent twice, bounds from the data, report-noisy-max
 variants, a replace-one deployment accounted as add/remove -- and their fixed twins: every bug FAILs with a witness
 (and a confirming p-value where the black box can confirm at this small budget), no twin FAILs.  Fixed seeds; the
-run's family-wise α = 1e-6.  Seen failing: with the probe's carriers all cleared (``trace.probe`` returning no
+run's family-wise α = 1e-6.  Seen failing: with the probe's carriers all cleared (``probing.probe`` returning no
 coordinate as carried) the composition tests fail (6 of 7); with each Laplace step's μ doubled in the accounting,
 6 of the 8 twins fail.
 """
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import pdp_audit
-from pdp_audit.audits.program import accounting, step_laws, trace
+from pdp_audit.audits.program import accounting, probing, step_laws, trace
 from pdp_audit.audits.program.recorder import Divergence, RecordingGenerator, Tape
 
 ALPHA = 1e-6
@@ -323,7 +323,7 @@ def test_probe_finds_which_coordinate_carries_which_noise():
 
     data = np.ones(3)
     recorded = trace.record(program, data)
-    found = trace.probe(program, data, recorded, 0)
+    found = probing.probe(program, data, recorded, 0)
     assert found.carrier.tolist() == [0, -1, 1]
     assert np.allclose(found.coefficient[[0, 2]], [3.0, 1.0])
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import pdp_audit
-from pdp_audit.audits.program import accounting, comparison, exact_shifts, replay_bounds, step_laws, trace
+from pdp_audit.audits.program import accounting, comparison, exact_shifts, probing, replay_bounds, step_laws, trace
 
 VALUES = np.arange(8) / 8  # dyadic: every sum of them is exact
 OPTIONS = {"bounds": (0, 1), "trials": 2000, "seed": 0, "alpha": 1e-6, "law": "ideal"}
@@ -89,7 +89,7 @@ def test_a_shift_read_with_rounding_is_read_exactly_at_zero_noise():
     data = np.linspace(0.0, 1.0, 8)
     moved = data[1:]  # one record below 0.5 removed: the first count moves by exactly −1000
     recorded = trace.record(counts_plus_noise, data)
-    found = trace.probe(counts_plus_noise, data, recorded, 0)
+    found = probing.probe(counts_plus_noise, data, recorded, 0)
     compared = comparison.compare(counts_plus_noise, moved, recorded, found, data=data)
     assert compared.source[0] == "release" and compared.bounds[0] > 0
     exact_shifts.read(counts_plus_noise, (data, moved), exact_shifts.Shared.of(recorded, found), compared)

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import comparison, paths, reproduction, same_map, search, through, trace
+from pdp_audit.audits.program import comparison, paths, probing, reproduction, same_map, search, through, trace
 from pdp_audit.audits.program.config import DRAW_SETS
 from pdp_audit.audits.program.findings import criterion as objective
 from pdp_audit.audits.program.judgement import read_exactly
@@ -74,7 +74,7 @@ def analyse(
         before = time.perf_counter()
         recorded = trace.record(session, data)
         run_seconds = time.perf_counter() - before
-        first = DrawSet(0, trace.BASE_SEED, recorded, trace.probe(session, data, recorded, seed))
+        first = DrawSet(0, trace.BASE_SEED, recorded, probing.probe(session, data, recorded, seed))
         sizes: list[float] = []  # of each neighbour's changed record, read where the first replay makes D′
         replays = [(first, _replayed(session, data, candidates, first, epsilon, sizes=sizes))]
         sets = (seed, max(1, draw_sets), epsilon)
@@ -142,7 +142,7 @@ def _further(
         if len(replays) >= MOST_PATHS:
             unreplayed += 1
             continue
-        drawn = DrawSet(index, drawn_seed, recorded, trace.probe(session, data, recorded, drawn_seed))
+        drawn = DrawSet(index, drawn_seed, recorded, probing.probe(session, data, recorded, drawn_seed))
         replays.append((drawn, _replayed(session, data, candidates, drawn, epsilon)))
     return unreplayed
 

@@ -45,7 +45,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from pdp_audit.audits.program import step_laws, trace
+from pdp_audit.audits.program import probing, step_laws, trace
 from pdp_audit.audits.program.comparison import Comparison
 from pdp_audit.audits.program.recorder import Divergence
 from pdp_audit.audits.program.through import THROUGH
@@ -116,7 +116,7 @@ def unmoved(
     with np.errstate(all="ignore"):
         terms = e[at] / columns.scale[at]
     out: list[step_laws.Step] = []
-    # a call's elements are consecutive (:func:`.trace.additive_elements`): one span of ``at`` per call
+    # a call's elements are consecutive (:func:`.probing.additive_elements`): one span of ``at`` per call
     cuts = (np.flatnonzero(calls[1:] != calls[:-1]) + 1).tolist()
     for start, stop in zip([0] + cuts, cuts + [at.size]):
         call = int(calls[start])
@@ -165,7 +165,7 @@ class Shared:
 
     @staticmethod
     def of(recorded: trace.Run, found: trace.Probe) -> Shared:
-        eta = trace.draws(recorded.calls, found.grouped(), len(found.elements))
+        eta = probing.draws(recorded.calls, found.grouped(), len(found.elements))
         return Shared(recorded, found, unit_coordinates(found), eta, found.reproducible)
 
 

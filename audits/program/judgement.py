@@ -31,6 +31,7 @@ from pdp_audit.audits.program import (
     comparison,
     conditioning,
     exact_shifts,
+    probing,
     step_laws,
     trace,
 )
@@ -120,8 +121,8 @@ def _read_pair(
     if exact.replayed is None or not asked & {"tails", "ranges"}:
         return
     replayers = (
-        trace.replayer(session, data, drawn.recorded, drawn.probe),
-        trace.replayer(session, made, drawn.recorded, drawn.probe),
+        probing.replayer(session, data, drawn.recorded, drawn.probe),
+        probing.replayer(session, made, drawn.recorded, drawn.probe),
     )
     found = drawn.probe
     among = np.zeros(len(found.elements), dtype=bool)  # the elements read: a histogram's pair moves 2 of 10⁵
