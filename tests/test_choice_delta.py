@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from pdp_audit.audits.program import accounting
+from pdp_audit.audits.program import accounting, step_laws
 from pdp_audit.audits.program.choice_delta import MOST_OUTCOMES, choices_delta_bounds
 
 
@@ -66,11 +66,11 @@ def test_the_closed_form_lies_within_the_grids_bounds(seed):
     p = rng.random(k)
     q = p * np.exp(rng.normal(0.0, 0.7, k))
     p, q = p / p.sum(), q / q.sum()
-    steps: list[accounting.Step] = [accounting.Discrete(call=0, label="choice", p=tuple(p), q=tuple(q))]
+    steps: list[step_laws.Step] = [step_laws.Discrete(call=0, label="choice", p=tuple(p), q=tuple(q))]
     if seed % 2:
-        steps.append(accounting.Laplace(call=1, label="laplace[0]", mu=float(rng.uniform(0.05, 3.0))))
+        steps.append(step_laws.Laplace(call=1, label="laplace[0]", mu=float(rng.uniform(0.05, 3.0))))
     if seed % 3 == 0:
-        steps.append(accounting.Discrete(call=2, label="choice", p=(0.3, 0.7), q=(0.4, 0.6)))
+        steps.append(step_laws.Discrete(call=2, label="choice", p=(0.3, 0.7), q=(0.4, 0.6)))
     epsilon = float(rng.uniform(0.1, 2.0))
     pure = sum(s.pure_epsilon() for s in steps)
     closed = accounting._choices(steps, pure, Fraction(epsilon))
@@ -82,8 +82,8 @@ def test_the_closed_form_lies_within_the_grids_bounds(seed):
 
 def test_a_composition_of_a_choice_and_a_laplace_step_is_not_on_the_grid():
     steps = [
-        accounting.Discrete(call=0, label="choice", p=(0.25, 0.75), q=(0.5, 0.5)),
-        accounting.Laplace(call=1, label="laplace[0]", mu=0.5),
+        step_laws.Discrete(call=0, label="choice", p=(0.25, 0.75), q=(0.5, 0.5)),
+        step_laws.Laplace(call=1, label="laplace[0]", mu=0.5),
     ]
     composed = accounting.composed_delta(steps, 1.0)
     assert "grid" not in composed.how and "closed form" in composed.how
@@ -96,8 +96,8 @@ def test_a_one_sided_choice_beside_two_laplace_steps_is_bounded_below_by_the_cho
     Laplace steps beside it, the composition is bounded below by the choice alone (a part's release is a
     post-processing of the whole's) and above by 1.  Seen failing: brentq's "Failed to converge after 100
     iterations" from the grid's edge search (an internal error, exit 4)."""
-    choice = accounting.Discrete(call=0, label="choice", p=p, q=q)
-    laplaces = [accounting.Laplace(call=k, label=f"laplace[{k}]", mu=0.5 + 0.2 * k) for k in (1, 2)]
+    choice = step_laws.Discrete(call=0, label="choice", p=p, q=q)
+    laplaces = [step_laws.Laplace(call=k, label=f"laplace[{k}]", mu=0.5 + 0.2 * k) for k in (1, 2)]
     alone = accounting.composed_delta([choice], 1.0)
     composed = accounting.composed_delta([choice, *laplaces], 1.0)
     assert composed.low == alone.low > 0 and composed.high == 1.0

@@ -6,7 +6,7 @@ add/remove, a class domain from ``np.unique``, a raw sum released with the clipp
 makes the sensitivity 0, NaN through ``np.clip``, a budget spent twice, bounds from the data, report-noisy-max
 variants, a replace-one deployment accounted as add/remove -- and their fixed twins: every bug FAILs with a witness
 (and a confirming p-value where the black box can confirm at this small budget), no twin FAILs.  Fixed seeds; the
-run's family-wise α = 1e-6.  Seen failing: with the probe's carriers all cleared (``trace.probe`` returning no
+run's family-wise α = 1e-6.  Seen failing: with the probe's carriers all cleared (``probing.probe`` returning no
 coordinate as carried) the composition tests fail (6 of 7); with each Laplace step's μ doubled in the accounting,
 6 of the 8 twins fail.
 """
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import pdp_audit
-from pdp_audit.audits.program import accounting, trace
+from pdp_audit.audits.program import accounting, probing, step_laws, trace
 from pdp_audit.audits.program.recorder import Divergence, RecordingGenerator, Tape
 
 ALPHA = 1e-6
@@ -323,7 +323,7 @@ def test_probe_finds_which_coordinate_carries_which_noise():
 
     data = np.ones(3)
     recorded = trace.record(program, data)
-    found = trace.probe(program, data, recorded, 0)
+    found = probing.probe(program, data, recorded, 0)
     assert found.carrier.tolist() == [0, -1, 1]
     assert np.allclose(found.coefficient[[0, 2]], [3.0, 1.0])
 
@@ -348,13 +348,13 @@ def test_diffprivlib_randomise_is_recorded_and_restored():
 def test_laplace_composition_matches_the_closed_form():
     # one Laplace step of μ: δ(ε) = 1 − e^{(ε − μ)/2} for ε < μ (Koskela et al. 2020, §4)
     for mu, epsilon in ((2.0, 1.0), (3.0, 0.5)):
-        composed = accounting.composed_delta([accounting.Laplace(call=0, label="x", mu=mu)], epsilon)
+        composed = accounting.composed_delta([step_laws.Laplace(call=0, label="x", mu=mu)], epsilon)
         exact = 1 - np.exp((epsilon - mu) / 2)
         assert composed.low <= exact <= composed.high and composed.high - composed.low < 1e-2
 
 
 def test_gaussian_composition_is_one_gaussian():
-    steps = [accounting.Gaussian(call=0, label="x", mu=0.6), accounting.Gaussian(call=1, label="y", mu=0.8)]
+    steps = [step_laws.Gaussian(call=0, label="x", mu=0.6), step_laws.Gaussian(call=1, label="y", mu=0.8)]
     assert accounting.composed_delta(steps, 1.0).low == pytest.approx(accounting.gaussian_delta(1.0, 1.0))
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import pdp_audit
-from pdp_audit.audits.program import accounting, comparison, exact_shifts, replay_bounds, trace
+from pdp_audit.audits.program import accounting, comparison, exact_shifts, probing, replay_bounds, step_laws, trace
 
 VALUES = np.arange(8) / 8  # dyadic: every sum of them is exact
 OPTIONS = {"bounds": (0, 1), "trials": 2000, "seed": 0, "alpha": 1e-6, "law": "ideal"}
@@ -41,13 +41,13 @@ def test_a_scale_short_by_a_relative_1e_10_is_not_certified():
     assert pdp_audit.audit_program(scale_exact, VALUES, 1.0, **OPTIONS).verdict == "pass"
 
 
-def _step(low: float, high: float, mu: float = 1.0) -> accounting.Laplace:
-    return accounting.Laplace(call=0, label="x", mu=mu, within=(Fraction(low), Fraction(high)))
+def _step(low: float, high: float, mu: float = 1.0) -> step_laws.Laplace:
+    return step_laws.Laplace(call=0, label="x", mu=mu, within=(Fraction(low), Fraction(high)))
 
 
 def test_a_pure_composition_is_decided_in_rationals():
     half = Fraction(1, 2)
-    exact = [accounting.Laplace(call=0, label="a", mu=0.5), accounting.Laplace(call=1, label="b", mu=0.5)]
+    exact = [step_laws.Laplace(call=0, label="a", mu=0.5), step_laws.Laplace(call=1, label="b", mu=0.5)]
     assert accounting.certified(exact, Fraction(1)) is True
     assert accounting.composed_delta(exact, 1.0).high == 0.0
     # a reading within its rounding of ε: neither certified nor above, and the pair says so
@@ -56,13 +56,13 @@ def test_a_pure_composition_is_decided_in_rationals():
     composed = accounting.composed_delta(straddling, 1.0)
     assert composed.high > 0 and composed.rounding
     # a step of μ one ulp above ε is above it, exactly
-    above = [accounting.Laplace(call=0, label="a", mu=float(np.nextafter(1.0, 2.0)))]
+    above = [step_laws.Laplace(call=0, label="a", mu=float(np.nextafter(1.0, 2.0)))]
     assert accounting.certified(above, Fraction(1)) is False and accounting.composed_delta(above, 1.0).high > 0
     # a choice composes by its exact ratio: e^ε = max p_j/q_j, against e^{ε − Σ μ} bounded in rationals
     below, above_root = np.exp(0.5) * (1 - 2**-50), np.exp(0.5) * (1 + 2**-50)
-    laplace = accounting.Laplace(call=0, label="a", mu=0.5)
+    laplace = step_laws.Laplace(call=0, label="a", mu=0.5)
     for root, decided in ((below, True), (above_root, False)):
-        choice = accounting.Discrete(call=1, label="c", p=(root, 1.0), q=(1.0, root))
+        choice = step_laws.Discrete(call=1, label="c", p=(root, 1.0), q=(1.0, root))
         assert accounting.certified([choice, laplace], Fraction(1)) is decided
     assert accounting.certified([laplace, laplace], half * 2) is True
 
@@ -89,7 +89,7 @@ def test_a_shift_read_with_rounding_is_read_exactly_at_zero_noise():
     data = np.linspace(0.0, 1.0, 8)
     moved = data[1:]  # one record below 0.5 removed: the first count moves by exactly −1000
     recorded = trace.record(counts_plus_noise, data)
-    found = trace.probe(counts_plus_noise, data, recorded, 0)
+    found = probing.probe(counts_plus_noise, data, recorded, 0)
     compared = comparison.compare(counts_plus_noise, moved, recorded, found, data=data)
     assert compared.source[0] == "release" and compared.bounds[0] > 0
     exact_shifts.read(counts_plus_noise, (data, moved), exact_shifts.Shared.of(recorded, found), compared)
@@ -110,19 +110,19 @@ def test_a_float_sum_that_moves_by_more_than_its_sensitivity_is_refuted():
 
 
 def test_a_provisional_composition_within_its_readings_is_bounded_by_one_and_nothing_else_moves():
-    """A pair's first judgement (:func:`.analysis._read_exactly`) leaves out the ceiling 1 − e^(ε − Σε_i) of a pure
+    """A pair's first judgement (:func:`.judgement.read_exactly`) leaves out the ceiling 1 − e^(ε − Σε_i) of a pure
     composition within the rounding of its readings (the pair is read exactly and judged anew): δ(ε) ≤ 1 there, the
     same undecided pair; a composition decided either way is the same with or without the ceiling.
 
     Seen failing: had ``ceiling`` been read on a decided composition (or had it changed the decision), the first and
     third comparisons would differ."""
     hair = Fraction(1, 2**40)
-    straddling = [accounting.Laplace(call=0, label="x", mu=1.0, within=(1 - hair, 1 + hair))]
+    straddling = [step_laws.Laplace(call=0, label="x", mu=1.0, within=(1 - hair, 1 + hair))]
     made, loose = accounting.composed_delta(straddling, 1.0), accounting.composed_delta(straddling, 1.0, ceiling=False)
     assert made.rounding and loose.rounding and 0 < made.high < 1 and loose.high == 1.0
     assert (made.low, made.pure) == (loose.low, loose.pure)
     for mu in (Fraction(1, 2), Fraction(3, 2)):  # certified, refuted: decided in rationals
-        decided = [accounting.Laplace(call=0, label="x", mu=float(mu), within=(mu - hair, mu + hair))]
+        decided = [step_laws.Laplace(call=0, label="x", mu=float(mu), within=(mu - hair, mu + hair))]
         assert accounting.composed_delta(decided, 1.0) == accounting.composed_delta(decided, 1.0, ceiling=False)
 
 

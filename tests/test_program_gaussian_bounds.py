@@ -8,11 +8,11 @@ from fractions import Fraction
 
 import mpmath
 
-from pdp_audit.audits.program import accounting, gaussian_bounds, library_steps
+from pdp_audit.audits.program import accounting, gaussian_bounds, library_steps, step_laws
 
 
-def _gaussian(mu: float, low: Fraction, high: Fraction | None) -> accounting.Gaussian:
-    return accounting.Gaussian(call=0, label="normal[0]", mu=mu, within=(low, high))
+def _gaussian(mu: float, low: Fraction, high: Fraction | None) -> step_laws.Gaussian:
+    return step_laws.Gaussian(call=0, label="normal[0]", mu=mu, within=(low, high))
 
 
 def test_a_claim_at_the_read_delta_is_not_certified_where_mu_may_be_larger():
@@ -43,11 +43,11 @@ def test_a_gaussian_read_as_unmoved_counts_at_its_proven_top():
 
 def test_the_grid_takes_each_step_at_its_interval_ends():
     """A Laplace and a Gaussian step on the grid: the upper at the intervals' tops, the lower at their bottoms."""
-    laplace = accounting.Laplace(call=1, label="laplace[0]", mu=0.5, within=(Fraction(1, 4), Fraction(1)))
+    laplace = step_laws.Laplace(call=1, label="laplace[0]", mu=0.5, within=(Fraction(1, 4), Fraction(1)))
     gaussian = _gaussian(0.5, Fraction(1, 4), Fraction(1))
     composed = accounting.composed_delta([laplace, gaussian], 0.5)
-    tops = [accounting.Laplace(call=1, label="laplace[0]", mu=1.0), accounting.Gaussian(call=0, label="n", mu=1.0)]
-    bottoms = [accounting.Laplace(call=1, label="laplace[0]", mu=0.25), accounting.Gaussian(call=0, label="n", mu=0.25)]
+    tops = [step_laws.Laplace(call=1, label="laplace[0]", mu=1.0), step_laws.Gaussian(call=0, label="n", mu=1.0)]
+    bottoms = [step_laws.Laplace(call=1, label="laplace[0]", mu=0.25), step_laws.Gaussian(call=0, label="n", mu=0.25)]
     assert composed.high >= accounting.composed_delta(tops, 0.5).high
     assert composed.low <= accounting.composed_delta(bottoms, 0.5).low
 
@@ -89,7 +89,7 @@ def test_a_grid_lower_bound_is_proven_and_refutes_exactly():
     """A grid composition's lower bound carries its proven round-off (pld_composition's module notes), so it is
     compared with δ exactly like every other: above δ by any amount it refutes, at δ it does not.  Seen failing: a
     relative 1e-9 allowance withheld the refutation at δ = low · (1 − 1e-12)."""
-    laplace = accounting.Laplace(call=1, label="laplace[0]", mu=0.5)
+    laplace = step_laws.Laplace(call=1, label="laplace[0]", mu=0.5)
     composed = accounting.composed_delta([laplace, _gaussian(0.5, Fraction(1, 2), Fraction(1, 2))], 0.1)
     assert composed.how.startswith("grid composition") and composed.low > 0
     assert accounting.exceeds(composed, composed.low * (1 - 1e-12))

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import pdp_audit
-from pdp_audit.audits.program import carried_events, carried_steps, comparison, trace
+from pdp_audit.audits.program import carried_events, carried_steps, comparison, probing, trace
 
 OPTIONS = {"neighbours": "replace-one", "trials": 500, "seed": 0, "law": "ideal", "draw_sets": 1, "search": "named"}
 DATA = np.arange(40) % 7
@@ -95,7 +95,7 @@ def test_only_the_moved_elements_of_a_wide_pair_are_read_where_the_release_carri
     named all 1,100 elements (each read by eight replays' checks, and 10⁵ bins took minutes a pair)."""
     data = np.r_[5, DATA]
     recorded = trace.record(scale_one, data)
-    found = trace.probe(scale_one, data, recorded, 0)
+    found = probing.probe(scale_one, data, recorded, 0)
     neighbour = np.r_[6, DATA]  # record 0 moved from bin 5 to bin 6
     c = comparison.compare(scale_one, neighbour, recorded, found)
     assert carried_steps.unshown(c, found) == (5, 6)

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from pdp_audit.audits.program import accounting, analysis
+from pdp_audit.audits.program import accounting, analysis, step_laws
 from pdp_audit.audits.program.libraries import libraries_wrapped
 from pdp_audit.audits.program.recorder import Tape
 
@@ -127,15 +127,15 @@ def test_the_laplace_step_bounds_the_discrete_laplace_law_from_below(t, s, epsil
     q = np.exp(-np.abs(j - s) / t)
     q /= q.sum()
     exact = float(np.maximum(p - math.exp(epsilon) * q, 0.0).sum())
-    step = accounting.composed_delta([accounting.Laplace(call=0, label="step", mu=s / t)], epsilon)
+    step = accounting.composed_delta([step_laws.Laplace(call=0, label="step", mu=s / t)], epsilon)
     assert step.low <= exact + 1e-12
     if 0 < epsilon < s / t:
         assert step.low < exact
 
 
 def test_a_gaussian_steps_slack_lowers_the_lower_bound_only():
-    plain = accounting.composed_delta([accounting.Gaussian(call=0, label="a", mu=2.0)], 1.0)
-    slack = accounting.composed_delta([accounting.Gaussian(call=0, label="a", mu=2.0, slack=0.01)], 1.0)
+    plain = accounting.composed_delta([step_laws.Gaussian(call=0, label="a", mu=2.0)], 1.0)
+    slack = accounting.composed_delta([step_laws.Gaussian(call=0, label="a", mu=2.0, slack=0.01)], 1.0)
     assert slack.low == pytest.approx(plain.low - 0.01) and slack.high == plain.high
 
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import pdp_audit
-from pdp_audit.audits.program import analysis, carried_events, comparison, decision, trace
+from pdp_audit.audits.program import analysis, carried_events, comparison, decision, probing, trace
 
 ALPHA = 1e-6
 TRIALS = 500
@@ -84,7 +84,7 @@ def test_a_flat_region_on_the_neighbour_is_post_processing_not_a_scale():
     recorded = trace.record(program, data)
     recorded.calls[0].noise = np.asarray(-0.5)  # 1 − 0.5 > 0 on D, 0 − 0.5 clamped on D′
     recorded = trace.replay(program, data, recorded.calls)
-    found = trace.probe(program, data, recorded, 0)
+    found = probing.probe(program, data, recorded, 0)
     assert found.carrier.tolist() == [0]
     compared = comparison.compare(program, data[data != 2], recorded, found)
     assert compared.post_processed == [0] and not compared.coefficient_changed
@@ -104,7 +104,7 @@ def sum_plus_constant_small_noise(data, rng):
 @pytest.mark.tier2
 def test_a_public_constant_of_5e5_is_read_exactly_and_costs_nothing():
     recorded = trace.record(sum_plus_constant, VALUES)
-    found = trace.probe(sum_plus_constant, VALUES, recorded, 0)
+    found = probing.probe(sum_plus_constant, VALUES, recorded, 0)
     assert found.coefficient.tolist() == [1.0]  # the probe's power-of-two step: exact at this magnitude
     run = _audit(sum_plus_constant, VALUES, bounds=(0, 1))
     assert run.verdict == "pass", [(c.id, c.verdict, c.note[:200]) for c in run.checks]
@@ -223,12 +223,12 @@ def test_the_tail_edges_are_read_where_the_release_carries_them_and_not_past_a_c
     found_edges = {}
     for program in (clamped_mean, unclamped_mean):
         recorded = trace.record(program, VALUES)
-        found = trace.probe(program, VALUES, recorded, 0)
+        found = probing.probe(program, VALUES, recorded, 0)
         other = trace.replay(program, removed, recorded.calls)
         carriers = carried_events.carriers(recorded, other, found)
         assert [c.element for c in carriers] == [0]  # affine at the recorded draw, clamp or not
-        on_d = trace.replayer(program, VALUES, recorded, found)
-        on_after = trace.replayer(program, removed, recorded, found)
+        on_d = probing.replayer(program, VALUES, recorded, found)
+        on_after = probing.replayer(program, removed, recorded, found)
         found_edges[program.__name__] = carried_events.events(on_d, on_after, carriers, {0: 1.0})
     assert found_edges["clamped_mean"] == []
     (edges,) = found_edges["unclamped_mean"]

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import pdp_audit
-from pdp_audit.audits.program import trace
+from pdp_audit.audits.program import probing, trace
 from pdp_audit.audits.program.recorder import REPEATED
 
 DATA = np.array([0.1, 0.5, 0.9, 0.3, 0.7])
@@ -100,7 +100,7 @@ def test_a_stream_drawn_twice_is_named_and_not_reproducible(program):
     named = [str(note) for note in recorded.unrecorded if note.undecided]
     assert named and all(REPEATED in line for line in named), [str(n) for n in recorded.unrecorded]
     assert "test_program_repeats.py" in named[0]  # the program's line, not copy's or pickle's
-    assert not trace.probe(program, DATA, recorded, 0).reproducible
+    assert not probing.probe(program, DATA, recorded, 0).reproducible
 
 
 @pytest.mark.tier2(representatives=("saved_state_pair",))

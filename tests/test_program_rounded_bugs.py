@@ -1,7 +1,7 @@
 """Rounded and branched releases of known bug classes refuted on the pair their reading names (issue 83, item 5).
 
 A release rounded for publication must be refuted where its unrounded bug would be.  Before, the black box confirmed
-the witness of every finding (:meth:`~pdp_audit.audits.program.analysis.Analysis.worst`), and a pair whose upper
+the witness of every finding (:meth:`~pdp_audit.audits.program.results.Analysis.worst`), and a pair whose upper
 composition exceeds the claim by its readings' rounding alone (pure ε 1 + 3e-13, from a rounding's bisected edges)
 ranks above a noisy coordinate that differs: the NaN fallback ``0.0 if math.isnan(v) else round(v, 1)`` was
 confirmed on that pair, where no release can show anything, and left undecided (exit 3), while its NaN pair -- the

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import pdp_audit
-from pdp_audit.audits.program import accounting, landing, rounded_steps
+from pdp_audit.audits.program import accounting, landing, rounded_steps, step_laws
 
 EPSILON = 1.0
 
@@ -85,9 +85,9 @@ def test_the_lower_step_is_the_rounded_laws_and_the_upper_the_noises():
     reading = landing.read(found, replay_d, replay_after, replay_after({}), {0: scale})[0]
     lower = rounded_steps.lower_step(reading, EPSILON, 0, "rounded")
     upper = rounded_steps.upper_step(reading, 0, "rounded")
-    assert lower is not None and isinstance(upper, accounting.Laplace)
+    assert lower is not None and isinstance(upper, step_laws.Laplace)
     assert abs(upper.mu - d / scale) <= 1e-9
-    unrounded = accounting.composed_delta([accounting.Laplace(call=0, label="x", mu=d / scale)], EPSILON).high
+    unrounded = accounting.composed_delta([step_laws.Laplace(call=0, label="x", mu=d / scale)], EPSILON).high
     rounded = accounting.composed_delta([lower], EPSILON)
     assert 0.8 * unrounded < rounded.low <= unrounded, (rounded, unrounded)
 

@@ -48,7 +48,7 @@ from pdp_audit.audits.program import (
     smaller,
     trace,
 )
-from pdp_audit.audits.program.analysis import Analysis, PairResult, analyse
+from pdp_audit.audits.program.analysis import analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.audits.program.confirmation import Run
 from pdp_audit.audits.program.decision import confirmation_law, decide, found, not_covered
@@ -57,6 +57,7 @@ from pdp_audit.audits.program.isolated import Isolated
 from pdp_audit.audits.program.libraries import WRAPPERS
 from pdp_audit.audits.program.pages import review_page, shown_pair
 from pdp_audit.audits.program.release_sampler import HEAD, ReleaseSampler, release_samplers, witness_columns
+from pdp_audit.audits.program.results import Analysis, PairResult
 from pdp_audit.reports.records import Page
 from pdp_audit.verify.core.checks import Evidence
 from pdp_audit.verify.core.config import LAW_SCOPES

@@ -17,10 +17,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from pdp_audit.audits.program.accounting import Gaussian, Laplace, gaussian_delta
-from pdp_audit.audits.program.analysis import Analysis, PairResult
+from pdp_audit.audits.program.accounting import gaussian_delta
 from pdp_audit.audits.program.library_steps import DECLARED, exact_distance
 from pdp_audit.audits.program.recorder import Call
+from pdp_audit.audits.program.results import Analysis, PairResult
+from pdp_audit.audits.program.step_laws import Gaussian, Laplace
 from pdp_audit.reports.records import Table
 
 #: At most this many rows of the call trace on the page (marked rows first).
@@ -184,7 +185,7 @@ def _call_finding(
 
 def _over_sensitive(analysis: Analysis, pair: PairResult, k: int, moved: float, allowed: float, epsilon: float) -> bool:
     """Whether call ``k``'s input moved beyond what its noise allows alone, shown with no margin: a Laplace call's
-    steps' proven lower ends of μ (:meth:`.accounting.Step.rational`) add up above ``epsilon``, in rationals; a
+    steps' proven lower ends of μ (:meth:`.step_laws.Step.rational`) add up above ``epsilon``, in rationals; a
     diffprivlib mechanism's exact L1 move is above its declared sensitivity (as
     :func:`.library_steps.declared_step` decides); a Gaussian call's distance above σμ*, μ* a root found to 1e-12
     (a marking of the page, which decides no verdict)."""

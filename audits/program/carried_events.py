@@ -60,7 +60,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtri
 
-from pdp_audit.audits.program import landing, trace
+from pdp_audit.audits.program import landing, probing, trace
 from pdp_audit.audits.program.recorder import Call
 from pdp_audit.verify.inputs import release_codec
 
@@ -133,7 +133,7 @@ def carriers(
     wanted[j] = True
     b, after = columns.scale[j], _scales(other.calls, found, wanted)[j]
     a, y, y_after = found.coefficient[i], recorded.numbers[i], other.numbers[i]
-    draw = trace.draws(recorded.calls, found.grouped(), n)[j]
+    draw = probing.draws(recorded.calls, found.grouped(), n)[j]
     with np.errstate(all="ignore"):
         usable = (0 <= b) & (b < math.inf) & (0 <= after) & (after < math.inf) & (a != 0) & np.isfinite(a * y * draw)
         usable &= (b > 0) == (after > 0)

@@ -7,7 +7,7 @@ their events read.
 * One whose range fails but whose edges are verified: the law of the partition of its noisy value by them
   (:func:`.rounded_steps.partitioned`), a post-processing of the release.
 * One with neither: no lower step (the others' composition is still a lower bound).
-* One not read yet: its own step, with no slack, named in :attr:`.analysis.PairResult.unshown` where the lower
+* One not read yet: its own step, with no slack, named in :attr:`.results.PairResult.unshown` where the lower
   composition exceeds the claim -- the pair is then read (:func:`ranges_read`) and judged anew; until then it is
   no refutation.  An element read as unmoved (shift 0) has no lower step, so nothing of it is read: its range's
   share of the slack goes to the moved ones (:func:`ranges_read`).
@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from pdp_audit.audits.program import accounting, carried_events, comparison, rounded_steps, trace
+from pdp_audit.audits.program import accounting, carried_events, comparison, rounded_steps, step_laws, trace
 from pdp_audit.audits.program.landing import LAWS, Replayer
 
 #: The share of the lower composition's excess over δ the ranges' outsides may take in all: the slack then lowers
@@ -31,8 +31,8 @@ RANGE_SHARE = 2.0**-30
 
 
 def shown(
-    c: comparison.Comparison, element: tuple[trace.Probe, int, str], step: accounting.Step, epsilon: float
-) -> list[accounting.Step]:
+    c: comparison.Comparison, element: tuple[trace.Probe, int, str], step: step_laws.Step, epsilon: float
+) -> list[step_laws.Step]:
     """Element ``j``'s lower step (module notes; ``element`` = (the probe, j, where its shift was read)); ``step`` its
     own.  None but where its shift was read off the release and its call is not rescaled."""
     found, j, source = element
@@ -78,7 +78,7 @@ def tails_shown(c: comparison.Comparison, found: trace.Probe, epsilon: float) ->
 
 
 def unshown(c: comparison.Comparison, found: trace.Probe) -> tuple[int, ...]:
-    """The elements read off the release whose lower step is composed (:func:`.analysis._steps`: a shift read, not
+    """The elements read off the release whose lower step is composed (:func:`.pair_steps.steps_of`: a shift read, not
     NaN, and moved -- non-zero, or read exactly and non-zero) but not yet shown carried (no range read).  An element
     read as unmoved has no lower step (its upper one is :func:`.exact_shifts.unmoved`'s): nothing of it is to be
     shown, and a histogram's neighbour moves two of its 10⁵ bins.  Found in numpy over the elements."""

@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import carried_events, landing, trace
+from pdp_audit.audits.program import carried_events, landing, probing, trace
 from pdp_audit.audits.program.recorder import Divergence
 from pdp_audit.audits.program.replay_bounds import response_bound, shift_bound, shift_bound_of_floats
 from pdp_audit.audits.program.trace import Probe, ProgramFault, Run, Session, replay
@@ -87,7 +87,7 @@ class Comparison:
     #: shows, or the value the noise is added to read by a replay with the noise at 0 (:mod:`.exact_shifts`)
     exact: dict[int, Fraction] = field(default_factory=dict)
     #: the edges of the rescaled calls the release carries, verified by replay on D and on D′ (:mod:`.carried_events`,
-    #: read by :func:`.analysis._read_exactly`)
+    #: read by :func:`.judgement.read_exactly`)
     tails: list[carried_events.Edges] = field(default_factory=list)
     #: per element read off the release, the mass outside its range verified by replay (:func:`.carried_events.ranges`;
     #: None: not read -- its lower step is then not yet shown carried), and the edges verified where the range is not
@@ -181,7 +181,7 @@ def _carriers_read(
     coordinate's response to v read against its response to −w (``backwards``, :func:`_coefficients_read`'s
     replay). A coordinate carrying element j′ with coefficient a′ on D′ responds by a′v_j′ and −a′w_j′: their
     ratio is 1 + rank_j′/N whatever a′ (a rescaled call's coefficient moves, its element does not), read as the
-    probe reads it on D (within :func:`.trace.naming_tolerance` of D's element's ratio; the ranks lie 1/N apart).
+    probe reads it on D (within :func:`.probing.naming_tolerance` of D's element's ratio; the ranks lie 1/N apart).
     Without this check a coordinate whose element changes between D and D′ at the same coefficient -- noise added
     in an order the data sets (groups in the order their first records come) -- responds to −w as on D, and would
     be read as D's element moved by R_i(D′) − R_i(D): a difference of two draws, which refuted a correct program
@@ -211,7 +211,7 @@ def _carriers_read(
             ratio = by_v / -by_minus
             element = found.carrier[carried]
             expected = found.naming[element] / found.step[element]
-            same = np.abs(ratio - expected) < trace.naming_tolerance(len(found.elements))
+            same = np.abs(ratio - expected) < probing.naming_tolerance(len(found.elements))
         same |= ~np.isfinite(before)
         apart = carried[~same]
     unread = set(out.unread)
@@ -275,7 +275,7 @@ def _weight(found: Probe, other: Run) -> np.ndarray:
     """Per coordinate, |a|·(|loc| + |η| + w) of the element it carries, the larger location of D's and D′'s counted
     (0 where it carries none): the weights of the rounding bounds (:func:`response_bound`, :func:`shift_bound`)."""
     carried = found.carried()
-    size = np.maximum(found.size, trace.neighbour_sizes(found, other.calls))
+    size = np.maximum(found.size, probing.neighbour_sizes(found, other.calls))
     weight = np.zeros(found.carrier.size)
     weight[carried.at] = carried.magnitude * size[carried.element]
     return weight
@@ -284,7 +284,7 @@ def _weight(found: Probe, other: Run) -> np.ndarray:
 def _rescaled_read(out: Comparison, found: Probe, other: Run) -> None:
     """A call replayed at another scale (:attr:`.trace.Run.rescaled`) rescales its noise on D′: its coefficient moves by
     the scales' ratio, as expected, and its coordinates are read as before the coefficients were (the scale's move
-    is the exact finding, :mod:`.analysis`)."""
+    is the exact finding, :mod:`.judgement`)."""
     if not other.rescaled or not out.unread:
         return
     calls = {index for index, _, _ in other.rescaled}
@@ -350,7 +350,7 @@ def _read_landings(
     for found_landing in found.landings:  # each landing's element's scale on D′
         element = found.elements[found_landing.element]
         scale = other.calls[element.call].scale
-        scales[found_landing.element] = trace.noise_value(
+        scales[found_landing.element] = probing.noise_value(
             np.broadcast_to(
                 np.asarray(1.0 if scale is None else scale, dtype=float), np.shape(other.calls[element.call].noise)
             ),
@@ -359,8 +359,8 @@ def _read_landings(
     named = [landing.Noise(e.law, e.scale, 0.0) for e in found.elements]  # the element of each coordinate on D′
     readings = landing.read(
         found.landings,
-        trace.replayer(program, data, recorded, found),
-        trace.replayer(program, neighbour, recorded, found),
+        probing.replayer(program, data, recorded, found),
+        probing.replayer(program, neighbour, recorded, found),
         other.numbers,
         scales,
         epsilon,

@@ -22,9 +22,9 @@ import dataclasses
 from dataclasses import dataclass
 
 from pdp_audit.audits.program import screening
-from pdp_audit.audits.program.analysis import Analysis, PairResult
 from pdp_audit.audits.program.decision import CHECKS, found
 from pdp_audit.audits.program.release_sampler import MOST_COLUMNS
+from pdp_audit.audits.program.results import Analysis, PairResult
 from pdp_audit.audits.program.smaller import Smaller
 from pdp_audit.verify.core.checks import Evidence
 

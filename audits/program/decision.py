@@ -25,11 +25,11 @@ import dataclasses
 import math
 from typing import Any
 
-from pdp_audit.audits.program.analysis import Analysis, PairResult
 from pdp_audit.audits.program.estimated import Estimated
 from pdp_audit.audits.program.findings import Conditioned, Rescaled, Unshifted, rank
 from pdp_audit.audits.program.isolated import Isolated, line
 from pdp_audit.audits.program.recorder import ELSEWHERE, NOT_RECORDED, REPEATED, UNREPLAYABLE
+from pdp_audit.audits.program.results import Analysis, PairResult
 from pdp_audit.audits.program.sources import named
 from pdp_audit.reports.records import Verdict
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare
@@ -79,7 +79,7 @@ def confirmation_law(witness: PairResult, law: str) -> str:
     """The law the black box confirms a finding at: as implemented (the releases' float structure read, as
     ``pdp-audit blackbox`` reads it by default) where the run is about the program as implemented and the witness
     pair's release rests on continuous float noise of a finite, positive scale (a porous step:
-    :attr:`~.accounting.Step.porous`) -- whose doubles can carry the value it is added to (Mironov, CCS 2012), so that
+    :attr:`~.step_laws.Step.porous`) -- whose doubles can carry the value it is added to (Mironov, CCS 2012), so that
     the real-valued law would confirm a program that is not the one shipped; else the real-valued law (a release
     without float noise, or noise of scale 0: read as numbers its deterministic difference hid from the event test)."""
     rests = any(s.porous and 0 < s.size < math.inf for s in witness.steps)

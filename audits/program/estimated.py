@@ -10,7 +10,7 @@ confidence 1/2).  The primitives drawn on that pair compose (Dwork & Roth 2014, 
   direction: the supremum of a sum of losses over a product space is the sum of the suprema.  A sub-product's pure ε
   is at most the product's (it is a post-processing: the other coordinates dropped), so leaving steps out keeps a
   lower bound.  Each Laplace step's pure ε μ is symmetric (the same in both directions); its proven low end
-  (:meth:`.accounting.Step.rational`) counts.  A Gaussian step of μ > 0 has unbounded loss both ways.  Discrete
+  (:meth:`.step_laws.Step.rational`) counts.  A Gaussian step of μ > 0 has unbounded loss both ways.  Discrete
   choices (pure ε a logarithm, direction-dependent) and declared library budgets (claims, not evidence) are left
   out.  With k primitives isolated on the pair, each ε_lo is taken at α/k (Bonferroni), so that
   Σ_laplace μ_low + Σ ε_lo(α/k) is a lower bound on the pure ε of the primitives' composition at 1 − α.
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from pdp_audit.audits.program import accounting
+from pdp_audit.audits.program import step_laws
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ class Estimated:
 
 def estimated(pairs: list[Any], audits: list[Any], alpha: float) -> Estimated | None:
     """The estimate (:class:`Estimated`) on the pair most isolated audits were read on (the first of equals), from
-    the analysis' ``pairs`` (:class:`.analysis.PairResult`) and the isolated ``audits`` (:class:`.isolated.Isolated`,
+    the analysis' ``pairs`` (:class:`.results.PairResult`) and the isolated ``audits`` (:class:`.isolated.Isolated`,
     their black box's ``bound(level)``); None where no audit gave a bound or its pair is not among ``pairs``."""
     read = [a for a in audits if a.bound is not None]
     if not read:
@@ -104,20 +104,20 @@ def estimated(pairs: list[Any], audits: list[Any], alpha: float) -> Estimated | 
     on = [a for a in read if a.primitive.pair == name]
     lows = [max(0.0, a.bound(alpha / len(on))) for a in on]
     estimates = [max(0.0, a.bound(0.5)) for a in on]
-    steps = [s for s in pair.steps if not isinstance(s, accounting.Declared)]
+    steps = [s for s in pair.steps if not isinstance(s, step_laws.Declared)]
     read_sum = sum(s.pure_epsilon() for s in steps)
     return Estimated(name, _known_low(steps), read_sum, sum(lows), sum(estimates), tuple(a.named for a in on))
 
 
-def _known_low(steps: list[accounting.Step]) -> Fraction | None:
+def _known_low(steps: list[step_laws.Step]) -> Fraction | None:
     """Σ of the Laplace steps' proven low ends, in rationals; None where a Gaussian step moved (its loss is
     unbounded: the composition has no pure ε) or a Laplace step's μ is infinite."""
     total = Fraction(0)
     for step in steps:
-        if isinstance(step, accounting.Gaussian):
+        if isinstance(step, step_laws.Gaussian):
             if step.rational() is None:  # a shift read as non-zero is non-zero: equal inputs give equal bits
                 return None
-        elif isinstance(step, accounting.Laplace):
+        elif isinstance(step, step_laws.Laplace):
             interval = step.rational()
             if interval is None:
                 return None  # an infinite μ: noise of scale 0 moved

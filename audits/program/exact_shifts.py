@@ -45,7 +45,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from pdp_audit.audits.program import accounting, trace
+from pdp_audit.audits.program import probing, step_laws, trace
 from pdp_audit.audits.program.comparison import Comparison
 from pdp_audit.audits.program.recorder import Divergence
 from pdp_audit.audits.program.through import THROUGH
@@ -82,8 +82,8 @@ def shift_error(comparison: Comparison, j: int) -> float:
 
 
 def unmoved(
-    comparison: Comparison, found: trace.Probe, laws: Mapping[str, Callable[..., accounting.Step]]
-) -> list[accounting.Step]:
+    comparison: Comparison, found: trace.Probe, laws: Mapping[str, Callable[..., step_laws.Step]]
+) -> list[step_laws.Step]:
     """One step per call for its elements read as unmoved (shift 0) but not exactly so: μ 0 as read, within
     [0, Σ e_j/b_j] (``laws``: the step of each law).  The sum is computed in floats and raised by γ_{n+1} (Higham
     2002, §3.1: n − 1 additions and n divisions of non-negative terms), then to the next double: a proven upper end.
@@ -115,8 +115,8 @@ def unmoved(
     bounded = np.isfinite(e[at]) & (columns.scale[at] > 0)
     with np.errstate(all="ignore"):
         terms = e[at] / columns.scale[at]
-    out: list[accounting.Step] = []
-    # a call's elements are consecutive (:func:`.trace.additive_elements`): one span of ``at`` per call
+    out: list[step_laws.Step] = []
+    # a call's elements are consecutive (:func:`.probing.additive_elements`): one span of ``at`` per call
     cuts = (np.flatnonzero(calls[1:] != calls[:-1]) + 1).tolist()
     for start, stop in zip([0] + cuts, cuts + [at.size]):
         call = int(calls[start])
@@ -165,7 +165,7 @@ class Shared:
 
     @staticmethod
     def of(recorded: trace.Run, found: trace.Probe) -> Shared:
-        eta = trace.draws(recorded.calls, found.grouped(), len(found.elements))
+        eta = probing.draws(recorded.calls, found.grouped(), len(found.elements))
         return Shared(recorded, found, unit_coordinates(found), eta, found.reproducible)
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from pdp_audit.audits.program import trace
+from pdp_audit.audits.program import probing
 
 #: Points of the grid the two densities are read on, and its half-width in the larger scale.
 GRID = 200_001
@@ -92,7 +92,7 @@ def carried_needs(witness: Any, epsilon: float, alpha: float) -> tuple[float, st
         if element.law not in ("laplace", "gaussian") or i >= after.size or element.call >= len(c.replayed.calls):
             continue
         call, other = witness.recorded.calls[element.call], c.replayed.calls[element.call]
-        eta = trace.noise_value(call.noise, element.index)
+        eta = probing.noise_value(call.noise, element.index)
         old = float(np.atleast_1d(np.asarray(call.scale, dtype=float)).ravel()[0])
         new = float(np.atleast_1d(np.asarray(other.scale, dtype=float)).ravel()[0]) if other.scale is not None else old
         if j in c.coefficient_changed and new == old:  # a weight from the data, not a rescaled call: not read

@@ -1,7 +1,7 @@
 """What the program audit finds on one neighbouring pair (D, D′): small frozen records, one type per kind of finding.
 
 Each record holds its witness (the call, the coordinate, the values on D and on D′; the pair and its draw set are
-the :class:`~pdp_audit.audits.program.analysis.PairResult`'s that holds it) and says:
+the :class:`~pdp_audit.audits.program.results.PairResult`'s that holds it) and says:
 
 * ``check``: the check it belongs to -- ``structure`` (the replay with D's draws: the calls made, the coordinates
   that move) or ``composition`` (the exact composition of the recorded primitives);

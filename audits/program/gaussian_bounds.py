@@ -10,7 +10,7 @@ the rounding.  Here the decision rests on bounds alone: the upper composition (w
 is undecided.
 
 **The interval of μ.**  Gaussians of shifts μ_i compose into one of μ = (Σμ_i²)^{1/2} (Dong, Roth & Su 2022,
-Cor. 3.3).  Each μ_i lies in a proven interval [l_i, h_i] of rationals (:attr:`.accounting.Step.within`; a step
+Cor. 3.3).  Each μ_i lies in a proven interval [l_i, h_i] of rationals (:attr:`.step_laws.Step.within`; a step
 without one is its float μ exactly -- a step *of* that μ), so Σl_i² ≤ μ² ≤ Σh_i² in exact arithmetic, and the ends
 are taken outward to doubles: the largest double whose square is at most Σl_i², the smallest whose square is at
 least Σh_i² (each checked in rationals).

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from pdp_audit.audits.program import accounting, opendp_frames
+from pdp_audit.audits.program import opendp_frames, step_laws
 from pdp_audit.audits.program.findings import Unaccounted
 from pdp_audit.audits.program.gaussian_bounds import root_up
 
@@ -39,7 +39,7 @@ DIFFPRIVLIB_FLOAT = tuple(
 DECLARED = ("diffprivlib.", "pydp.")
 
 
-def call_steps(recorded: list, replayed: list) -> tuple[list[accounting.Step], list[Unaccounted]]:
+def call_steps(recorded: list, replayed: list) -> tuple[list[step_laws.Step], list[Unaccounted]]:
     """The upper steps of the library calls of ``recorded`` (on D) against ``replayed`` (on D′): each OpenDP
     measurement by its privacy map, each diffprivlib mechanism without an exact law here and each PyDP mechanism by
     its declared budget; and what they leave unaccounted for."""
@@ -72,7 +72,7 @@ LINEAR = (
 )
 
 
-def declared_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None, Unaccounted | None]:
+def declared_step(k: int, call: Any, other: Any) -> tuple[step_laws.Step | None, Unaccounted | None]:
     """A diffprivlib mechanism without an exact law here, or a PyDP mechanism: its declared (ε, δ) where the input
     moved by at most the declared sensitivity (a share of ε for diffprivlib's Laplace and geometric variants), else a
     problem to report.  The move
@@ -111,7 +111,7 @@ def declared_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None
     share = moved / Fraction(float(sensitivity)) if linear else Fraction(1)
     spent = Fraction(float(epsilon)) * share
     porous = call.kind in DIFFPRIVLIB_FLOAT
-    step = accounting.Declared(
+    step = step_laws.Declared(
         call=k, label=call.kind, epsilon=float(spent), delta=float(delta or 0.0), porous=porous, within=(spent, spent)
     )
     return step, None
@@ -158,7 +158,7 @@ def _up(x: Fraction) -> float:
     return value if Fraction(value) >= x else math.nextafter(value, math.inf)
 
 
-def opendp_map_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None, Unaccounted | None]:
+def opendp_map_step(k: int, call: Any, other: Any) -> tuple[step_laws.Step | None, Unaccounted | None]:
     """An OpenDP measurement: its privacy map at the distance its argument moved (absolute, L1 or L2, by its input
     metric), where its output measure is pure DP (MaxDivergence); else a problem to report.  The map is OpenDP's
     proven bound, an upper step only (its measurement's δ(ε) may be far below it: a refutation needs
@@ -189,7 +189,7 @@ def opendp_map_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | No
     return _mapped(k, label, call, _typed(distance, metric))
 
 
-def _mapped(k: int, label: str, call: Any, distance: float | int) -> tuple[accounting.Step | None, Unaccounted | None]:
+def _mapped(k: int, label: str, call: Any, distance: float | int) -> tuple[step_laws.Step | None, Unaccounted | None]:
     """The step of OpenDP measurement ``call`` whose argument moved by ``distance`` (> 0): its privacy map there."""
     if distance == 0:
         return None, None
@@ -200,7 +200,7 @@ def _mapped(k: int, label: str, call: Any, distance: float | int) -> tuple[accou
     except Exception as err:  # noqa: BLE001 - OpenDP refuses a distance its map cannot take: unexplained
         why = f"its privacy map refused the distance {distance:.6g} ({type(err).__name__})"
         return None, Unaccounted(k, label, why)
-    return accounting.Declared(call=k, label=label, epsilon=epsilon), None
+    return step_laws.Declared(call=k, label=label, epsilon=epsilon), None
 
 
 #: OpenDP's dataset metrics read here, over a vector (a list) of any hashable records: the symmetric distance
@@ -246,7 +246,7 @@ def _typed(distance: float, metric: str) -> float | int:
     return math.ceil(distance) if integer else distance
 
 
-def opendp_law_step(k: int, index: int, call: Any, shift: float, error: float = 0.0) -> accounting.Step | None:
+def opendp_law_step(k: int, index: int, call: Any, shift: float, error: float = 0.0) -> step_laws.Step | None:
     """The lower step of element ``index`` of OpenDP measurement ``call`` (call ``k``), whose noise the release
     carries and which moved by ``shift`` (read off the release, as a location family's is): its recorded law at
     μ = |shift|/scale, the same step as numpy's ``laplace``/``normal`` -- a bound from below on the measurement's δ(ε),
@@ -275,7 +275,7 @@ def opendp_law_step(k: int, index: int, call: Any, shift: float, error: float = 
       default granularity, below any δ a double resolves beside 1).
 
     ``error``: the shift's proven rounding bound (:func:`.replay_bounds.shift_bound`; 0: read exactly): the step's μ
-    is then proven to lie in (|shift| ∓ error)/scale, in rationals (:attr:`.accounting.Step.within`), and the lower
+    is then proven to lie in (|shift| ∓ error)/scale, in rationals (:attr:`.step_laws.Step.within`), and the lower
     composition takes its bottom -- *sound for* a shift read within ``error`` of the exact one."""
     law = call.details.get("law")
     if law is None or shift == 0 or not math.isfinite(shift):
@@ -287,5 +287,5 @@ def opendp_law_step(k: int, index: int, call: Any, shift: float, error: float = 
         within = (max(Fraction(0), read - Fraction(error)) / scale, (read + Fraction(error)) / scale)
     if law["law"] == "gaussian":
         slack = law["grid"] / law["scale"]
-        return accounting.Gaussian(call=k, label=label, mu=mu, slack=slack, porous=False, within=within)
-    return accounting.Laplace(call=k, label=label, mu=mu, porous=False, within=within)
+        return step_laws.Gaussian(call=k, label=label, mu=mu, slack=slack, porous=False, within=within)
+    return step_laws.Laplace(call=k, label=label, mu=mu, porous=False, within=within)

@@ -99,7 +99,7 @@ def _one_like(output: Any, value: float) -> Any:
 
 def integers(output: Any) -> bool:
     """Whether an OpenDP measurement's output is integers only (a Python int, a list of them, an integer array): its
-    noise lies on the integer lattice, and a probe shifts it by whole units (:func:`.trace.probe`), the replay
+    noise lies on the integer lattice, and a probe shifts it by whole units (:func:`.probing.probe`), the replay
     returning integers as the measurement does."""
     leaves = output if isinstance(output, list) else [output]
     if isinstance(output, np.ndarray):

@@ -13,8 +13,6 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pdp_audit.audits.program.accounting import Gaussian, Step
-from pdp_audit.audits.program.analysis import Analysis, PairResult
 from pdp_audit.audits.program.call_trace import (
     TRACE_ROWS,
     allowed_distance,
@@ -26,7 +24,9 @@ from pdp_audit.audits.program.call_trace import (
 )
 from pdp_audit.audits.program.confirmation import witness as witness_of
 from pdp_audit.audits.program.neighbours import changed
+from pdp_audit.audits.program.results import Analysis, PairResult
 from pdp_audit.audits.program.screening import screened_on
+from pdp_audit.audits.program.step_laws import Gaussian, Step
 from pdp_audit.reports.records import Check, ReviewPage, Run, Section, Table
 
 #: At most this many rows of the release and of the composition on the page (marked rows first).

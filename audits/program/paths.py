@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from pdp_audit.audits.program import comparison, trace
+from pdp_audit.audits.program import comparison, probing, trace
 from pdp_audit.audits.program.replay_bounds import difference_bound
 from pdp_audit.verify.inputs import release_codec
 
@@ -75,23 +75,23 @@ def _equal(runs: tuple[trace.Run, ...]) -> bool:
 
 def _weights(found: trace.Probe, runs: tuple[trace.Run, ...]) -> np.ndarray | None:
     """Per release coordinate carried on the first draw set, |a|·(|loc| + |η| + w), the largest over the four runs'
-    calls (:func:`.trace.sized`: the magnitudes :func:`.replay_bounds.difference_bound` counts); None where a run's
+    calls (:func:`.probing.sized`: the magnitudes :func:`.replay_bounds.difference_bound` counts); None where a run's
     calls do not hold the probe's elements (then no coordinate is given a rounding allowance)."""
     if found.carrier.size != runs[0].numbers.size or not found.elements:
         return None
     try:
         n = len(found.elements)
         sizes = [
-            trace.sized(
-                trace.noise_sizes(run.calls, found.spans, n),
-                trace.location_sizes(run.calls, found.spans, n),
+            probing.sized(
+                probing.noise_sizes(run.calls, found.spans, n),
+                probing.location_sizes(run.calls, found.spans, n),
                 found.step,
             )
             for run in runs
         ]
     except (IndexError, ValueError):
         return None
-    return trace.weights(found, np.maximum.reduce(sizes))
+    return probing.weights(found, np.maximum.reduce(sizes))
 
 
 def _same_difference(

@@ -11,7 +11,7 @@ against the claim either: a state that changes the release from call to call is 
 k-th call releasing ``10·k + x + Lap(1)`` is DP at every k, and its replays on D and D′ made at other k differ by
 10 per call between them), and randomness the audit does not see is noise it cannot read.
 
-D is replayed right after the record (:func:`~.trace.probe`) and once more after every neighbour was replayed and
+D is replayed right after the record (:func:`~.probing.probe`) and once more after every neighbour was replayed and
 read (:func:`~.analysis.analyse`), each draw set's record: a state that moves while the audit runs (a counter past
 which the program takes another path, a cache filled on the first call) is seen by the second replay where the first
 cannot see it.  Sound for a state that stays moved; a state that moves and moves back between the two replays (a

@@ -32,12 +32,13 @@ import math
 import numpy as np
 from scipy.special import ndtr
 
-from pdp_audit.audits.program.accounting import Discrete, Gaussian, Laplace, Step, composed_delta
+from pdp_audit.audits.program.accounting import composed_delta
 from pdp_audit.audits.program.landing import Reading
+from pdp_audit.audits.program.step_laws import Discrete, Gaussian, Laplace, Step
 
 
 def lower_step(reading: Reading, epsilon: float, call: int, label: str) -> Step | None:
-    """The :class:`~.accounting.Discrete` step of the coordinate's law partitioned by the reading's levels (module
+    """The :class:`~.step_laws.Discrete` step of the coordinate's law partitioned by the reading's levels (module
     notes), its slack (1 + e^ε)·τ -- of all its edges, or of its tail edges alone where that bound is larger; an
     infinite shift: the element's step of μ = ∞ (δ = 1); None where no partition moves (the shift's interval holds
     0 and the scale is D's: a lower composition may leave a step out, the others' law is a post-processing of theirs

@@ -63,7 +63,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import trace
+from pdp_audit.audits.program import probing, trace
 from pdp_audit.audits.program.carried_events import RANGE_REACH
 from pdp_audit.audits.program.comparison import Comparison, Moved
 from pdp_audit.audits.program.recorder import Divergence
@@ -118,7 +118,7 @@ class Line:
         lattice = np.array([bool(recorded.calls[e.call].details.get("lattice", False)) for e in found.elements])
         laws = set(columns.law.tolist()) if n else set()
         reach = RANGE_REACH["gaussian"] if laws <= {"gaussian"} else RANGE_REACH["laplace"]
-        eta = trace.draws(recorded.calls, found.grouped(), n)
+        eta = probing.draws(recorded.calls, found.grouped(), n)
         scales = np.where(usable, scale, 0.0)
         unit = np.array([_unit_roundoff(recorded.calls[e.call].noise) for e in found.elements]).reshape(n)
         return Line(recorded, found, reach, scales, lattice.astype(bool).reshape(n), eta, unit)
@@ -443,8 +443,8 @@ def _bound_of(line: Line, c: Comparison, at: tuple) -> Callable[[np.ndarray, np.
     with np.errstate(all="ignore"):
         read_d, read_d_prime = line.eta + t, line.eta + moved
         mismatch = (error + line.unit * (np.abs(moved) + np.abs(read_d) + np.abs(read_d_prime))) * (1 + gamma(4))
-    loc = trace.location_sizes(line.recorded.calls, found.grouped(), n)
-    loc_after = trace.location_sizes(c.replayed.calls, found.grouped(), n) if c.replayed is not None else loc
+    loc = probing.location_sizes(line.recorded.calls, found.grouped(), n)
+    loc_after = probing.location_sizes(c.replayed.calls, found.grouped(), n) if c.replayed is not None else loc
     sizes = loc + loc_after + np.abs(read_d) + np.abs(read_d_prime)
     element = _elements_of(found, c)
     scale = np.where(line.scales > 0, line.scales, math.inf)

@@ -53,7 +53,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from pdp_audit.audits.program import trace
-from pdp_audit.audits.program.analysis import PairResult
+from pdp_audit.audits.program.results import PairResult
 from pdp_audit.audits.program.sources import sources_drawn
 from pdp_audit.verify.core.checks import Evidence
 from pdp_audit.verify.core.float_rules import user_modules

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from pdp_audit.audits.program import feasibility, trace
-from pdp_audit.audits.program.analysis import PairResult, analyse
+from pdp_audit.audits.program.analysis import analyse
 from pdp_audit.audits.program.neighbours import changed, non_finite
+from pdp_audit.audits.program.results import PairResult
 
 #: The sizes of the bases tried: D's first k records.
 SIZES = (1, 2, 3, 4)

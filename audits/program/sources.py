@@ -67,6 +67,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from pdp_audit.audits.program import audit_hooks, bound_names, entropy, torch_draws
+from pdp_audit.audits.program.python_random import PYTHON, RecordingRandom
 from pdp_audit.audits.program.recorder import (
     FIXED,
     REPEATED,
@@ -78,9 +79,8 @@ from pdp_audit.audits.program.recorder import (
     _program_line,
 )
 
-#: The real classes and functions, as numpy and Python define them (captured at import, before any session).
+#: The real classes and functions, as numpy defines them (captured at import, before any session; Python's: PYTHON).
 _NUMPY = {name: getattr(np.random, name) for name in np.random.__all__}
-_PYTHON = {name: getattr(random, name) for name in random.__all__}
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 #: A seed drawn from the audit's rng: equal to an ``integers`` draw of the run whose range has at least this many
 #: values (a seed the program fixed equals such a draw with probability at most 2⁻³² per draw).
@@ -267,7 +267,7 @@ class Sources:
     def python_random(self, x: Any = None) -> Any:
         if self.active and self.random_seed("random.Random", x, "python"):
             return RecordingRandom(self)
-        return _PYTHON["Random"](x)
+        return PYTHON["Random"](x)
 
     def _drawn(self) -> set[int]:
         """The integers drawn in this run by ``integers`` calls of range at least :data:`DRAWN_RANGE`."""
@@ -423,102 +423,6 @@ for _name in np.random.__all__:
         setattr(RecordingRandomState, _name, _legacy(_name))
 
 
-# --- Python's random ---------------------------------------------------------------------------------------------
-class RecordingRandom(random.Random):  # Python's own class (this module is imported before a session)
-    """A ``random.Random`` whose ``random``, ``getrandbits``, ``gauss`` and ``normalvariate`` draw from the session's
-    generator (recorded, replayed: ``gauss(μ, σ)`` as a normal draw of law N(μ, σ²)); Python's other methods are
-    built on them.  ``fixed``: where the program seeded it with a constant (or set a saved state), the generator
-    its draws then come from instead (Python's own module functions for the global one); outside the session it
-    draws as Python's own."""
-
-    def __init__(self, sources: Sources, fixed: Any = None):
-        self.sources, self.fixed = sources, fixed
-        self.outside: Any = _PYTHON["Random"]()
-        super().__init__()
-
-    def _target(self, name: str) -> Any:
-        if not self.sources.active:
-            return getattr(self.outside, name)
-        return None if self.fixed is None else getattr(self.fixed, name)
-
-    def seed(self, a: Any = None, version: int = 2) -> None:  # type: ignore[override]
-        if not hasattr(self, "sources"):  # Python's __init__ seeds before ours has run: its own state, never drawn
-            super().seed(a, version)
-            return
-        if not self.sources.active or self.sources.random_seed("random.seed", a, "python"):
-            self.fixed = None
-            return
-        if self is self.sources.python_global:
-            _PYTHON["seed"](a, version)
-            self.fixed = types.SimpleNamespace(**_PYTHON)
-        else:
-            self.fixed = _PYTHON["Random"](a)
-
-    def setstate(self, state: Any) -> None:
-        if not hasattr(self, "sources") or not self.sources.active:
-            super().setstate(state)
-            return
-        self.sources.note("random.setstate", SAVED)
-        if self is self.sources.python_global:
-            self.fixed = types.SimpleNamespace(**_PYTHON)
-        elif self.fixed is None:
-            self.fixed = _PYTHON["Random"]()
-        self.fixed.setstate(state)
-
-    def getstate(self) -> Any:
-        """As :meth:`RecordingRandomState.get_state`: a random one's state read is noted as keeping the claim
-        undecided (a copy or a restore would draw its noise again)."""
-        if hasattr(self, "sources") and self.sources.active and self.fixed is None:
-            self.sources.note("random.getstate / a copy of a random.Random", REPEATED, undecided=True)
-        return (self.fixed or self.outside).getstate()
-
-    def __reduce__(self) -> tuple:
-        """A copy (``copy.deepcopy``, ``pickle``) is Python's own ``Random`` in the state :meth:`getstate` gives
-        (this class needs its session to be made)."""
-        return (_PYTHON["Random"], (), self.getstate())
-
-    def random(self) -> float:
-        target = self._target("random")
-        return target() if target else float(self.sources.rng().random())
-
-    def getrandbits(self, k: int) -> int:
-        target = self._target("getrandbits")
-        if target:
-            return target(k)
-        rng = self.sources.rng()
-        tape = self.sources.tape()
-
-        def draw() -> int:
-            size = (k + 7) // 8
-            return int.from_bytes(rng.bytes(size), "little") >> (8 * size - k) if k > 0 else 0
-
-        return _recorded(tape, "getrandbits", {"k": k}, draw)
-
-    def gauss(self, mu: float = 0.0, sigma: float = 1.0) -> float:
-        target = self._target("gauss")
-        return target(mu, sigma) if target else float(self.sources.rng().normal(mu, abs(sigma)))
-
-    def normalvariate(self, mu: float = 0.0, sigma: float = 1.0) -> float:
-        target = self._target("normalvariate")
-        return target(mu, sigma) if target else float(self.sources.rng().normal(mu, abs(sigma)))
-
-
-def _recorded(tape: Tape | None, kind: str, parameters: dict, draw: Callable[[], Any]) -> Any:
-    """One draw with no law, recorded (its output) or replayed (the recorded output), as the generator's own
-    methods are; inside a recorded library primitive (or with no tape), drawn as it is."""
-    if tape is None or tape.depth:
-        return draw()
-    call = Call(kind, parameters, None, None, None)  # type: ignore[arg-type]  # its shape: the output's
-    if tape.recording:
-        with tape.inside():
-            call.noise = draw()
-        call.shape = np.shape(call.noise)
-        tape.keep(call)
-        return call.noise
-    tape.next_call(call)
-    return call.noise
-
-
 # --- the constructors ----------------------------------------------------------------------------------------------
 #: The sources of the open session (at most one: sessions are not nested), which the stand-ins' calls go to.
 _OPEN: list[Sources] = []
@@ -553,7 +457,7 @@ _STANDINS = {
     "SeedSequence": _standin(_NUMPY["SeedSequence"], "seed_sequence"),
 }
 _STANDINS.update({name: _standin(_NUMPY[name], "bit_generator", name) for name in _BIT_GENERATORS})
-_RANDOM = _standin(_PYTHON["Random"], "python_random")
+_RANDOM = _standin(PYTHON["Random"], "python_random")
 
 
 @contextlib.contextmanager

@@ -32,7 +32,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import comparison, trace
+from pdp_audit.audits.program import comparison, probing, trace
 from pdp_audit.audits.program.recorder import Divergence
 from pdp_audit.audits.program.replay_bounds import offset_shift_bound, response_bound
 
@@ -102,8 +102,8 @@ def _bounds(
     elements, at = targets
     shift, offset, after = read
     before, a = recorded.numbers[at], found.coefficient[at]
-    eta = trace.draws(recorded.calls, found.grouped(), len(found.elements))[elements]
-    size = np.maximum(found.size, trace.neighbour_sizes(found, other.calls))[elements]
+    eta = probing.draws(recorded.calls, found.grouped(), len(found.elements))[elements]
+    size = np.maximum(found.size, probing.neighbour_sizes(found, other.calls))[elements]
     with np.errstate(all="ignore"):
         quotient = (after - before) / a
         weight = np.abs(a) * (size + np.abs(offset))

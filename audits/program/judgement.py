@@ -1,0 +1,253 @@
+"""The judgement of a neighbouring pair (:func:`judge`): its findings and the compositions of its primitives, read
+exactly where the first judgement is undecided by the rounding of its readings alone (:func:`read_exactly`).
+
+For each neighbour D′ (:mod:`.neighbours`) the replay (:mod:`.trace`) gives either a control-flow divergence (the
+first diverging call), or per noise element its shift, from which the pair's composition is built
+(:mod:`.accounting`):
+
+* a **lower** composition of the elements the release carries affinely (their noisy values can be read off the
+  release at the recorded draws, so the release's δ(ε) is at least theirs: the data-processing inequality read
+  backwards) -- above the claim, the claim is refuted by composition;
+* an **upper** composition of every element with a known law and a visible shift (the release, where it is a
+  function of the noisy values, has δ(ε) at most theirs, by post-processing) -- within the claim, and nothing else
+  unexplained, the pair is certified.
+
+What neither explains is a finding for the black box to confirm: a release coordinate free of noise that differs,
+a release whose structure differs, a noisy coordinate that differs but is not affine in the noise, a primitive
+whose law or input is not visible, a scale that depends on the data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from pdp_audit.audits.program import (
+    accounting,
+    carried_events,
+    carried_steps,
+    comparison,
+    conditioning,
+    exact_shifts,
+    probing,
+    step_laws,
+    trace,
+)
+from pdp_audit.audits.program.findings import (
+    CarriedAbove,
+    CoefficientMoved,
+    Conditioned,
+    Diverged,
+    Fault,
+    Finding,
+    FreeDiffers,
+    Inconsistent,
+    MapMoved,
+    NoisyDiffers,
+    Rescale,
+    Rescaled,
+    StructureDiffers,
+    Unaccounted,
+    UpperAbove,
+    apart,
+)
+from pdp_audit.audits.program.pair_steps import SHIFTED, steps_of
+from pdp_audit.audits.program.results import DrawSet, PairResult, pair_on
+
+
+def read_exactly(
+    session: trace.Session, data: Any, outcomes: list[tuple[PairResult, DrawSet]], claim: tuple
+) -> list[PairResult]:
+    """Each pair judged (:func:`judge`) on its draw set; where its pure composition lies within the rounding of its
+    readings (:attr:`.accounting.Composed.rounding`), its shifts are read exactly (:func:`.exact_shifts.read`: one
+    more replay each, on D′, in the session of the pairs' replays; D's, the same for all, once per draw set), and
+    where a rescaled call is carried, its tail edges (:mod:`.carried_events`); then, where the lower composition
+    exceeds the claim on steps not yet shown carried, their ranges (:func:`.carried_steps.ranges_read`).  After each
+    reading the pair is judged anew -- the earlier judgement is discarded, not changed.  Every judgement is made
+    under :meth:`.trace.Session.ours` (the composition imports)."""
+    epsilon, delta = claim
+    with session.ours():
+        judged = [
+            judge(pair, drawn.recorded, drawn.probe, epsilon, delta, provisional=True) for pair, drawn in outcomes
+        ]
+    for stage in ("shifts", "ranges"):
+        wanted = {k: _wanted(pair, stage, claim[1]) for k, pair in enumerate(judged)}
+        wanted = {k: asked for k, asked in wanted.items() if asked}
+        if not wanted:
+            continue
+        read = []
+        for k, asked in sorted(wanted.items()):
+            pair, drawn = judged[k], outcomes[k][1]
+            exact = dataclasses.replace(pair.comparison, exact=dict(pair.comparison.exact))
+            session.draws(drawn.seed)
+            _read_pair(session, (data, pair.neighbour.data), drawn, (pair, exact, asked), claim)
+            read.append((k, exact))
+        with session.ours():
+            for k, exact in read:
+                pair, drawn = judged[k], outcomes[k][1]
+                judged[k] = judge(pair_on(pair.neighbour, exact, drawn), drawn.recorded, drawn.probe, *claim)
+    return judged
+
+
+def _within_readings(upper: accounting.Composed, delta: float) -> bool:
+    """Whether the pair's upper composition is undecided by the rounding of its readings alone: a pure one within
+    it (:attr:`.accounting.Composed.rounding`), or a Gaussian one certified at the read μ but not at its proven
+    top (:attr:`.accounting.Composed.read`)."""
+    return upper.rounding or (upper.read is not None and upper.read <= delta < upper.high)
+
+
+def _wanted(pair: PairResult, stage: str, delta: float) -> set[str]:
+    """What a judged pair asks to be read at ``stage`` (:func:`read_exactly`)."""
+    if stage == "ranges":
+        return {"ranges"} if pair.unshown else set()
+    asked = {"rounding"} if pair.upper is not None and _within_readings(pair.upper, delta) else set()
+    if any(isinstance(f, Rescaled) and f.asks for f in pair.findings):
+        asked.add("tails")
+    return asked
+
+
+def _read_pair(
+    session: trace.Session, datasets: tuple[Any, Any], drawn: DrawSet, reading: tuple, claim: tuple[float, float]
+) -> None:
+    """``exact`` (a copy of ``pair``'s comparison, ``reading`` = (pair, exact, what is asked)) read on D and D′ =
+    ``datasets`` with the draw set's draws: its shifts exactly, its rescaled calls' tail edges, its carried steps'
+    ranges."""
+    pair, exact, asked = reading
+    data, made = datasets
+    if "rounding" in asked:
+        exact_shifts.read(session, (data, made), drawn.shared, exact)
+    if exact.replayed is None or not asked & {"tails", "ranges"}:
+        return
+    replayers = (
+        probing.replayer(session, data, drawn.recorded, drawn.probe),
+        probing.replayer(session, made, drawn.recorded, drawn.probe),
+    )
+    found = drawn.probe
+    among = np.zeros(len(found.elements), dtype=bool)  # the elements read: a histogram's pair moves 2 of 10⁵
+    if "tails" in asked:
+        among |= np.isin(found.columns().call, [index for index, _, _ in exact.replayed.rescaled])
+    if "ranges" in asked:
+        among[list(pair.unshown)] = True
+    carriers = carried_events.carriers(drawn.recorded, exact.replayed, found, among)
+    if "tails" in asked:
+        exact.tails = carried_steps.tails_read(replayers, carriers, claim[0])
+    if "ranges" in asked and pair.lower is not None:
+        unshown = set(pair.unshown)
+        chosen = [c for c in carriers if c.element in unshown]
+        carried_steps.ranges_read(replayers, chosen, pair.lower.low, exact, claim)
+
+
+def judge(
+    result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon: float, delta: float, provisional: bool = False
+) -> PairResult:
+    """``result`` with its findings and compositions (module notes), built once.  ``provisional``: a first
+    judgement, where a pure composition within the rounding of its readings is bounded by δ(ε) ≤ 1 without its
+    ceiling (:func:`.accounting.composed_delta`): such a pair's shifts are read exactly and it is judged anew
+    (:func:`read_exactly`), this judgement discarded -- its lower composition is not made either."""
+    c = result.comparison
+    if c.divergence is not None:
+        d = c.divergence
+        result.findings = (Diverged(d.index, str(d.recorded), str(d.replayed), d.moved),)
+        return result
+    if c.fault is not None:  # not a witness for the black box (its sampler would raise): a finding to read
+        result.findings = (Fault(c.fault),)
+        return result
+    structural = _structural(c, recorded, found, epsilon, delta)
+    carried, known, unaccounted, at = steps_of(result, recorded, found, epsilon, unmoved=not provisional)
+    upper = accounting.composed_delta(known, epsilon, ceiling=not provisional)
+    if provisional and not (upper.rounding and _pure_without_choices(known)):
+        # without the elements read as unmoved, each [0, e_j] more on Σε_i: where the sum is undecided without them,
+        # it is with them (its low end is the same, its high end higher, no choice's ratio), and the pair is read
+        unmoved = exact_shifts.unmoved(c, found, SHIFTED)
+        if unmoved:
+            known[at:at] = unmoved
+            upper = accounting.composed_delta(known, epsilon, ceiling=False)
+    if provisional and upper.rounding:  # judged anew once read (_wanted asks for its upper's rounding)
+        result.steps, result.carried, result.upper = known, carried, upper
+        result.findings = (*structural, *unaccounted)
+        return result
+    same = carried == known  # the same steps composed once (an OpenDP law's lower steps are not among the known)
+    lower = (upper if same else accounting.composed_delta(carried, epsilon)) if carried else None
+    composition: list[Finding] = list(unaccounted) + _carriers_moved(c, found, recorded)
+    above = lower is not None and accounting.exceeds(lower, delta)
+    unshown = carried_steps.unshown(c, found) if above else ()
+    result.unshown = unshown
+    secret = conditioning.secret_draws(recorded, found) if above and not unshown else ()
+    if above and not unshown:
+        assert lower is not None  # given draws the release does not reveal, a bound on the conditional laws only
+        composition.append(Conditioned(lower, secret) if secret else CarriedAbove(lower))
+    elif upper.high > delta and not c.carriers_moved:  # else no composition of D's steps describes D′'s release
+        composition.append(UpperAbove(upper))
+    result.steps, result.carried, result.upper, result.lower = known, carried, upper, lower
+    result.findings = tuple(structural + composition)
+    return result
+
+
+def _carriers_moved(c: comparison.Comparison, found: trace.Probe, recorded: trace.Run) -> list[Finding]:
+    """The finding of a pair whose release coordinates carry other noise elements on D′ than on D
+    (:func:`.comparison._carriers_read`: noise added in an order the data sets): the steps read per element compare
+    D's draws with D′'s in an order that is not the release's, so no composition of them, upper or lower, describes
+    the pair -- unaccounted, of magnitude 0 (a pair whose input moved out of a mechanism's reach ranks first)."""
+    if not c.carriers_moved:
+        return []
+    element = found.elements[int(found.carrier[c.carriers_moved[0]])]
+    label = f"{recorded.calls[element.call].kind}[{element.index}]"
+    why = (
+        f"{len(c.carriers_moved)} release coordinate(s) carry other noise on D′ than on D (noise added in an order "
+        "the data sets): not composed"
+    )
+    return [Unaccounted(element.call, label, why)]
+
+
+def _pure_without_choices(steps: list[step_laws.Step]) -> bool:
+    """No step is a choice (:class:`.step_laws.Discrete`): the steps' pure composition has no ratio, and a step of
+    pure ε in [0, e] more leaves a sum within the rounding of its readings within it (:func:`.accounting.certified`:
+    Σ low ≤ ε < Σ high, or Σ low ≤ ε with a high end unbounded)."""
+    return not any(isinstance(s, step_laws.Discrete) for s in steps)
+
+
+def _structural(
+    c: comparison.Comparison, recorded: trace.Run, found: trace.Probe, epsilon: float, delta: float
+) -> list[Finding]:
+    """The structure check's findings on a pair that replayed (module notes), in the order a report lists them."""
+    out: list[Finding] = []
+    if c.replayed is not None and c.replayed.rescaled:
+        carried_calls = {found.elements[int(j)].call for j in found.carrier if j >= 0}
+        moved = tuple(Rescale(i, str(a), str(b)) for i, a, b in c.replayed.rescaled)
+        carried = tuple(m.call for m in moved if m.call in carried_calls)
+        tails = carried_steps.tails_shown(c, found, epsilon)
+        secret = conditioning.secret_draws(recorded, found) if tails > 0 else ()
+        out.append(Rescaled(moved, carried, delta == 0, tails, secret))
+    if c.structure_differs:
+        out.append(StructureDiffers())
+    if c.free_differ:
+        i, where = c.free_differ[0], c.free_differ
+        on_d_prime = _value(c.replayed.numbers if c.replayed else None, i)
+        far = apart(recorded.numbers[where], c.replayed.numbers[where]) if c.replayed else 0.0
+        out.append(FreeDiffers(len(where), i, _value(recorded.numbers, i), on_d_prime, _free(found), far))
+    if c.noisy_differ:
+        out.append(NoisyDiffers(len(c.noisy_differ)))
+    if c.inconsistent:
+        out.append(Inconsistent(len(c.inconsistent)))
+    if c.map_moved is not None:
+        m = c.map_moved
+        out.append(MapMoved(m.noise, m.coordinate, m.on_d, m.on_d_prime, m.count, m.moved))
+    if c.coefficient_changed:  # exact only where the call's own scale moved (Rescaled, above)
+        out.append(CoefficientMoved(tuple(c.coefficient_changed)))
+    return out
+
+
+def _free(found: trace.Probe) -> str:
+    """What a coordinate no probed draw moved is free of: all the recorded noise, or only the noise the probe can
+    shift where some draws it cannot (a uniform turned into Laplace noise by hand) may still carry it."""
+    if not found.unperturbed:
+        return "free of the recorded noise"
+    return f"that no shifted draw moves (the draws of {found.unperturbed[0]} are not shifted)"
+
+
+def _value(numbers: Any, i: int) -> str:
+    if numbers is None or i >= len(numbers):
+        return "absent"
+    return f"{numbers[i]:.6g}"

@@ -1,0 +1,134 @@
+"""The steps of a pair's composition, one per noise element or call (:func:`steps_of`): the carried (lower) steps,
+every known (upper) step, and the noise no step accounts for (:class:`.findings.Unaccounted`)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from pdp_audit.audits.program import (
+    carried_steps,
+    comparison,
+    exact_shifts,
+    library_steps,
+    rounded_steps,
+    step_laws,
+    trace,
+)
+from pdp_audit.audits.program.findings import Unaccounted
+from pdp_audit.audits.program.results import PairResult
+
+
+def steps_of(
+    result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon: float, unmoved: bool = True
+) -> tuple[list, list, list[Unaccounted], int]:
+    """The carried steps (lower), all known steps (upper), and what cannot be accounted for.  An OpenDP
+    measurement's element is a lower step by its recorded law where the release carries it, its call an upper step by
+    its privacy map (:mod:`.library_steps`): those lower steps are not among the upper ones.  An element read
+    through a rounding (:mod:`.landing`) is a lower step by its coordinate's own law (its slack at ``epsilon``) and
+    an upper step by its element's law where D′'s release is D's at the shifted noise.  ``unmoved`` False: the steps
+    of the elements read as unmoved (:func:`.exact_shifts.unmoved`) are not made; the last number says where among
+    the known steps they go."""
+    c = result.comparison
+    carried, known, unaccounted = [], [], []
+    for j in _stepped(c, found):
+        element, shift, source = found.elements[j], float(c.shifts[j]), c.source[j]
+        if source == "landing":
+            label = f"{recorded.calls[element.call].kind}[{element.index}] read through a rounding"
+            lower = rounded_steps.lower_step(c.landings[j], epsilon, element.call, label)
+            carried += [lower] if lower is not None else []
+            upper = rounded_steps.upper_step(c.landings[j], element.call, label)
+            known += [upper] if upper is not None else []
+            why = "the rounding's grid on D′ is not shown to be D's, shifted"
+            unaccounted += [] if upper is not None else [Unaccounted(element.call, label, why)]
+            continue
+        if element.law == "library":  # above by its privacy map or budget (below), below by its law where carried
+            error = exact_shifts.shift_error(c, j)
+            lower = library_steps.opendp_law_step(
+                element.call, element.index, recorded.calls[element.call], shift, error
+            )
+            carried += [lower] if lower is not None and source == "release" else []
+            continue
+        exact = c.exact.get(j)
+        if shift == 0 and source != "none" and not exact:  # read as unmoved: :func:`.exact_shifts.unmoved`
+            continue
+        call = recorded.calls[element.call]
+        label = f"{call.kind}[{element.index}]"
+        if source == "none" or math.isnan(shift):
+            if element.law is not None or call.kind in ("gumbel", "logistic"):
+                unaccounted.append(Unaccounted(element.call, label, _not_visible(found)))
+            continue
+        scale = element.scale
+        if element.law is None:
+            unaccounted.append(_no_law(element.call, label, call.kind, (shift, scale)))
+            continue
+        if exact is not None and scale > 0:
+            shift = float(exact)
+        mu = math.inf if scale <= 0 or math.isinf(shift) else abs(shift) / scale
+        within = exact_shifts.mu_interval(c, j, shift, scale) if math.isfinite(mu) else None
+        step = SHIFTED[element.law](call=element.call, label=label, mu=mu, within=within)
+        known.append(step)
+        carried += carried_steps.shown(c, (found, j, source), step, epsilon)  # where the release carries it
+    at = len(known)
+    known += exact_shifts.unmoved(c, found, SHIFTED) if unmoved else []
+    carried += carried_steps.tail_steps(c, recorded, found, epsilon)  # a rescaled call's verified partition
+    if c.replayed is not None:
+        budgets, problems = library_steps.call_steps(recorded.calls, c.replayed.calls)
+        known += budgets
+        unaccounted += problems
+    for k, p, q in c.choices:
+        weights = (tuple(p.tolist()), tuple(q.tolist()))
+        step = step_laws.Discrete(call=k, label="choice", p=tuple(p / p.sum()), q=tuple(q / q.sum()), weights=weights)
+        known.append(step)  # the chosen index is rarely released as it is: an upper step, not a lower one
+    return carried, known, unaccounted, at
+
+
+def _no_law(call: int, label: str, kind: str, shifted: tuple[float, float]) -> Unaccounted:
+    """The finding of noise with no exact law here whose input moved by ``shifted`` = (shift, scale): as x/(1 + x)
+    of x = |shift|/scale, its magnitude, which orders the pairs for the black box's witness only
+    (:attr:`.findings.Unaccounted.moved`)."""
+    shift, scale = shifted
+    moved = abs(shift) / scale if scale > 0 else math.inf
+    reach = 1.0 if math.isinf(moved) else moved / (1.0 + moved)
+    return Unaccounted(call, label, f"no exact law for {kind} noise here", reach)
+
+
+def _stepped(c: comparison.Comparison, found: trace.Probe) -> list[int]:
+    """The elements :func:`steps_of` reads one by one: all but those read as unmoved (shift 0, read from the release
+    or a location, not exactly moved), which :func:`.exact_shifts.unmoved` composes per call -- found in numpy (a
+    histogram's neighbour moves two of its bins), or for a few elements in Python, the same tests one by one (a
+    shift that is not 0, NaN included; a source "none" or "landing"; an OpenDP law; an exact shift that is not 0)."""
+    n = min(len(found.elements), c.shifts.size, len(c.source))
+    if n <= trace.SMALL_RELEASE:  # numpy's fixed cost per call exceeds the loop's
+        shifts, law = c.shifts[:n].tolist(), found.columns().law[:n].tolist()
+        return [
+            j
+            for j in range(n)
+            if shifts[j] != 0 or c.source[j] in ("none", "landing") or law[j] == "library" or c.exact.get(j)
+        ]
+    needed = c.shifts[:n] != 0  # NaN too: it compares unequal, silently
+    source = c.source[:n]
+    if "none" in source or "landing" in source:  # a list, scanned in C: most pairs read every element off the release
+        kinds = np.asarray(source, dtype=object)
+        needed |= (kinds == "none") | (kinds == "landing")
+    needed |= found.columns().law[:n] == "library"
+    exact = [j for j, d in c.exact.items() if d and j < n]
+    if exact:
+        needed[exact] = True
+    return np.flatnonzero(needed).tolist()
+
+
+#: The step of a location family's element, by its law (numpy's float samplers: porous).
+SHIFTED = {"laplace": step_laws.Laplace, "gaussian": step_laws.Gaussian}
+
+
+def _not_visible(found: trace.Probe) -> str:
+    """Why an element's shift is not read: its call shows no value and no release coordinate carries its noise
+    additively -- plainly, where some coordinate is noisy but not affine in the noise (a rounding, a threshold)."""
+    if (found.carrier == -2).any():
+        return (
+            "the value its noise is added to is not shown by the call, and the noise reaches the release only "
+            "non-additively (rounded, thresholded or weighted by the data): that value is not read, not certified"
+        )
+    return "the value its noise is added to is not visible"
