@@ -26,6 +26,15 @@ integer), and an element of a shiftable call that no coordinate carries (a thres
 The rule is deliberately coarse: a secret draw that shapes no step would keep an exact refutation exact, but no
 finite replay proves that it shapes none (a coin that moves the steps once in 10⁶ draws), so any secret draw makes
 the refutation the black box's, on fresh releases, which conditions on nothing.
+
+**Revealed draws that set other steps' shifts.**  Revealing a draw is not enough where its value sets another step's
+shift: a step whose query an earlier noisy answer chooses (``y₂ = (s if y₁ > t else 0) + Lap``) has, given y₁, the
+shift of its query at y₁, and the release's law is a mixture over y₁ of such conditional compositions; the replay
+reads the shifts at the recorded y₁ (and D′'s y₁ moved by its own shift), which may be far above the mixture's
+(δ(2) ≥ 0.995 read where the pair's is 0.37).  The composition is the pair's only where the release on D′ is D's at
+the noise moved by constant shifts across the noise's range, R_D′(η) = R_D(η + Δ) (:mod:`.same_map`); where that check
+finds a sample that differs, a lower composition above the claim is conditioned too (:class:`.findings.Conditioned`,
+``map_moved``).  Where the check does not run (a pair with a finding of its own) the rule above stands alone.
 """
 
 from __future__ import annotations

@@ -340,15 +340,19 @@ class CarriedAbove(Finding):
 
 @dataclass(frozen=True)
 class Conditioned(Finding):
-    """The composition of the noise the release carries has δ(ε) ≥ ``lower.low`` > δ *given* recorded draws the
-    release does not reveal (``secret``: :mod:`.conditioning`): a bound on the conditional laws, which the release's
-    law -- their mixture over those draws -- may lose less than (Poisson subsampling), so not a refutation: a finding
-    for the black box, which conditions on nothing."""
+    """The composition of the noise the release carries has δ(ε) ≥ ``lower.low`` > δ *given* recorded draws: a bound
+    on the conditional laws, which the release's law -- their mixture over those draws -- may lose less than, so not
+    a refutation: a finding for the black box, which conditions on nothing (:mod:`.conditioning`).  Either draws the
+    release does not reveal (``secret``: Poisson subsampling's coins), or, with ``map_moved``, draws whose recorded
+    values set the shifts read: the release on D′ was shown not to be D's at the noise moved by those shifts along
+    the noise's range (:mod:`.same_map`), so a step's shift moves with another draw's value (an adaptive step: a
+    query chosen by an earlier noisy answer) and the composition read at the recorded values is not the pair's."""
 
     check: ClassVar[str] = "composition"
     kind: ClassVar[str] = "conditioned"
     lower: Composed
     secret: tuple[str, ...]
+    map_moved: bool = False
 
     @property
     def magnitude(self) -> float:
@@ -356,6 +360,12 @@ class Conditioned(Finding):
 
     @property
     def line(self) -> str:
+        if self.map_moved:
+            return (
+                f"the carried noise's composition gives δ(ε) ≥ {self.lower.low:.4g} at the recorded draws, whose values "
+                "set the shifts read (the release on D′ is not D's at the noise moved by them along the noise's "
+                "range): a bound on the laws given those draws, not on the release's"
+            )
         return (
             f"the carried noise's composition gives δ(ε) ≥ {self.lower.low:.4g} given draws the release does not "
             f"reveal ({', '.join(self.secret[:2])}): a bound on the conditional laws, not on their mixture"

@@ -177,7 +177,9 @@ def judge(
     secret = conditioning.secret_draws(recorded, found) if above and not unshown else ()
     if above and not unshown:
         assert lower is not None  # given draws the release does not reveal, a bound on the conditional laws only
-        composition.append(Conditioned(lower, secret) if secret else CarriedAbove(lower))
+        # the map shown to move with the noise: the shifts read hold at the recorded draws only (conditioning)
+        conditioned = bool(secret) or c.map_moved is not None
+        composition.append(Conditioned(lower, secret, c.map_moved is not None) if conditioned else CarriedAbove(lower))
     elif upper.high > delta and not c.carriers_moved:  # else no composition of D's steps describes D′'s release
         composition.append(UpperAbove(upper))
     result.steps, result.carried, result.upper, result.lower = known, carried, upper, lower
