@@ -362,9 +362,9 @@ class Conditioned(Finding):
     def line(self) -> str:
         if self.map_moved:
             return (
-                f"the carried noise's composition gives δ(ε) ≥ {self.lower.low:.4g} at the recorded draws, whose values "
-                "set the shifts read (the release on D′ is not D's at the noise moved by them along the noise's "
-                "range): a bound on the laws given those draws, not on the release's"
+                f"the carried noise's composition gives δ(ε) ≥ {self.lower.low:.4g} at the recorded draws, whose "
+                "values set the shifts read (the release on D′ is not D's at the noise moved by them along the "
+                "noise's range): a bound on the laws given those draws, not on the release's"
             )
         return (
             f"the carried noise's composition gives δ(ε) ≥ {self.lower.low:.4g} given draws the release does not "

@@ -16,8 +16,8 @@ class Parser(argparse.ArgumentParser):
     It keeps what it declares, as data for its readers (the CLI fuzz test): ``arguments``, every action added to it
     or to one of its groups, in order (``-h`` first; a subcommand's choice is not among them), ``commands``, its
     subcommands' parsers by name (empty for a leaf command), and ``command_help``, their help texts.  Its readers use
-    these, never argparse's private attributes.  A parser may be given its arguments when it is first used rather than when it is made
-    (:meth:`defer`).
+    these, never argparse's private attributes.  A parser may be given its arguments when it is first used rather
+    than when it is made (:meth:`defer`).
     """
 
     def __init__(self, *args: Any, **kwargs: Any):
