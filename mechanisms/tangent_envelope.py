@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from scipy import special
 
 #: Bisection steps: each halves a bracket at most 2(b|c|σ² + σ√2) wide, so 200 reach double precision for any
 #: bracket below 1e45.
@@ -73,6 +72,8 @@ class DampedGaussianMixture:
 
     def slope(self, means: np.ndarray, x: np.ndarray) -> np.ndarray:
         """h_k'(x) = −(x − μ_k)/σ² − b c·expit(cx + d), decreasing in x."""
+        from scipy import special  # imported here: every command's parser imports this module (through the DP-SGD law)
+
         return -(x - means) / self.sigma**2 - self.b * self.c * special.expit(self.c * x + self.d)
 
     @cached_property
@@ -114,6 +115,8 @@ class DampedGaussianMixture:
         """``size`` exact draws of g (module notes)."""
         env = self.envelope
         log_masses = env.log_masses.ravel()
+        from scipy import special  # imported here, as above
+
         cumulative = np.cumsum(np.exp(log_masses - special.logsumexp(log_masses)))
         cumulative[-1] = 1.0
         out = np.empty(int(size))

@@ -361,7 +361,9 @@ def test_no_help_text_states_a_duration():
 
 
 def test_the_help_check_sees_a_duration():
-    parser = argparse.ArgumentParser(description="x")
+    from pdp_audit.verify.core.parser import Parser
+
+    parser = Parser(description="x")
     parser.add_argument("--quick", help="2e4 releases per world instead of 1e5 (seconds)")
     parser.add_argument("--slow", help="takes about 20 s")
     assert len([m for _, t in help_texts(parser, "p") for m in HELP_DURATION.finditer(t)]) == 2
