@@ -11,7 +11,6 @@ a duration at all (``--help`` cannot carry a measurement's provenance).  Memory 
 
 from __future__ import annotations
 
-import argparse
 import functools
 import importlib.util
 import json

@@ -96,7 +96,7 @@ class Parser(argparse.ArgumentParser):
     def add_subparsers(self, **kwargs: Any) -> Any:
         """The subcommands' action; the parsers it adds are this parser's ``commands``, their help texts its
         ``command_help``."""
-        action = super().add_subparsers(**kwargs)
+        action: Any = super().add_subparsers(**kwargs)  # its add_parser wrapped, as a group's add_argument is
         self.commands = action.choices  # name -> parser, filled by each add_parser
         add_parser = action.add_parser
 
