@@ -21,6 +21,7 @@ age, salary, rating), :data:`LOGINS` (1,000 login times within one day, epoch se
 from __future__ import annotations
 
 import math
+from importlib.util import find_spec
 
 import numpy as np
 import pandas as pd
@@ -567,3 +568,22 @@ def diffprivlib_score_mean_no_bounds(data, rng):
     from diffprivlib import tools
 
     return float(tools.mean(data["score"].to_numpy(dtype=float), epsilon=EPSILON))
+
+
+# --- OpenDP chains built at the module's import, before any recording -----------------------------------------------
+#: The counts chain of :func:`_product_counts` at the scales 1/ε and 2/ε, built as this module is imported where
+#: OpenDP is installed (None where it is not): a program that calls a chain made at import, sent to the audit's fresh
+#: process by its name (a closure holding the chain cannot be pickled: OpenDP's objects hold ctypes pointers).
+CHAINS_AT_IMPORT = (
+    {scale: _product_counts(scale / EPSILON) for scale in (1.0, 2.0)} if find_spec("opendp") is not None else None
+)
+
+
+def opendp_counts_of_a_chain_made_at_import(data, rng):
+    """Bug: the chain of scale 1/ε, its map read at the replace-one distance 2 (pure ε 2)."""
+    return CHAINS_AT_IMPORT[1.0](data["product"].astype(str).tolist())
+
+
+def opendp_counts_of_a_chain_made_at_import_fixed(data, rng):
+    """The twin: the chain of scale 2/ε (pure ε 1 at distance 2)."""
+    return CHAINS_AT_IMPORT[2.0](data["product"].astype(str).tolist())

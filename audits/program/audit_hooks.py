@@ -42,7 +42,10 @@ _PROBE = "pdp_audit.audit_hooks.probe"
 
 
 def _hook(event: str, args: tuple) -> None:
-    handlers = _HANDLERS.get(event)
+    table = _HANDLERS
+    if not table:  # none asked for; or the interpreter is ending, its modules' globals cleared to None
+        return
+    handlers = table.get(event)
     if handlers is None or getattr(_INSIDE, "on", False):
         return
     _INSIDE.on = True

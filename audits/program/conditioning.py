@@ -34,7 +34,13 @@ reads the shifts at the recorded y₁ (and D′'s y₁ moved by its own shift), 
 (δ(2) ≥ 0.995 read where the pair's is 0.37).  The composition is the pair's only where the release on D′ is D's at
 the noise moved by constant shifts across the noise's range, R_D′(η) = R_D(η + Δ) (:mod:`.same_map`); where that check
 finds a sample that differs, a lower composition above the claim is conditioned too (:class:`.findings.Conditioned`,
-``map_moved``).  Where the check does not run (a pair with a finding of its own) the rule above stands alone.
+``map_moved``) -- where the carried elements could shape one another: drawn by two calls or more (the program sees
+one call's draws before it makes the next call's input), or by one call of several elements the program sees whole
+(a vector drawn by numpy, random or torch: ``y₂``'s query may read ``z[0]``).  One library mechanism that adds its
+noise inside the call (an OpenDP measurement, a diffprivlib or PyDP mechanism: :data:`MECHANISMS`) gives the program
+no element before its input is made, so its elements set none of its shifts; a difference the check finds there is
+the library's own rounding (OpenDP's float output, 2e-13 off the audit's addition), which decides nothing here.
+Where the check does not run (a pair with a finding of its own) the rule above stands alone.
 """
 
 from __future__ import annotations
@@ -63,6 +69,22 @@ def secret_draws(recorded: trace.Run, found: trace.Probe) -> tuple[str, ...]:
         if len(unshown) > 4:
             hidden.append(f"{len(unshown) - 4} more element(s)")
     return tuple(hidden)
+
+
+#: The calls of a library mechanism that adds its noise inside the call (:mod:`.libraries`, :mod:`.pydp_mechanisms`):
+#: the program sees none of its elements before its input is made.
+MECHANISMS = ("opendp.Measurement", "diffprivlib.", "pydp.")
+
+
+def may_shape_one_another(recorded: trace.Run, found: trace.Probe) -> bool:
+    """Whether the carried noise elements could set one another's shifts (module notes): carried from two calls or
+    more, or from one call of several elements that is not a library mechanism's (:data:`MECHANISMS`)."""
+    carried = {int(j) for j in found.carrier if j >= 0} | {land.element for land in found.landings}
+    calls = {found.elements[j].call for j in carried}
+    if len(calls) != 1:
+        return len(calls) > 1
+    (only,) = calls
+    return len(carried) > 1 and not recorded.calls[only].kind.startswith(MECHANISMS)
 
 
 def _drew(call: Any) -> bool:

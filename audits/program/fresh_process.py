@@ -32,6 +32,7 @@ other seed either way) and make its findings change from run to run.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 import pickle
@@ -110,12 +111,26 @@ def _packed(program: Callable, data: Any, calls: list) -> bytes | str:
     import cloudpickle  # deferred: the audit's import stays light
 
     try:
-        return cloudpickle.dumps((program, data, calls))
+        return cloudpickle.dumps((program, data, [_sendable(call, cloudpickle.dumps) for call in calls]))
     except Exception as err:  # what the user's objects raise when pickled: any exception
         return (
             f"the program or its record cannot be sent to another process ({type(err).__name__}: {err}"[:200]
             + "); give a function defined at a module's top level"
         )
+
+
+def _sendable(call: Any, dumps: Callable[[Any], bytes]) -> Any:
+    """``call`` without the notes of its ``details`` that cannot be pickled (an OpenDP measurement: ctypes pointers),
+    which the audit reads here (the measurement's privacy map), never the replay: a replay that needed one would
+    raise there, and the fresh process's answer would be undecided, never a certificate."""
+    kept = {}
+    for key, value in call.details.items():
+        try:
+            dumps(value)
+        except Exception:  # noqa: BLE001 - what a library's object raises when pickled: any exception
+            continue
+        kept[key] = value
+    return call if len(kept) == len(call.details) else dataclasses.replace(call, details=kept)
 
 
 def _module_root(program: Callable) -> str | None:

@@ -177,9 +177,12 @@ def judge(
     secret = conditioning.secret_draws(recorded, found) if above and not unshown else ()
     if above and not unshown:
         assert lower is not None  # given draws the release does not reveal, a bound on the conditional laws only
-        # the map shown to move with the noise: the shifts read hold at the recorded draws only (conditioning)
-        conditioned = bool(secret) or c.map_moved is not None
-        composition.append(Conditioned(lower, secret, c.map_moved is not None) if conditioned else CarriedAbove(lower))
+        # the map shown to move away from the recorded draws where the carried draws may set one another's shifts:
+        # the shifts read hold at the recorded draws only (conditioning); at the recorded draws alone, the reading's
+        # rounding there, which the composition bounds itself
+        moved = c.map_moved is not None and c.map_moved.noise != 0
+        away = moved and conditioning.may_shape_one_another(recorded, found)
+        composition.append(Conditioned(lower, secret, away) if secret or away else CarriedAbove(lower))
     elif upper.high > delta and not c.carriers_moved:  # else no composition of D's steps describes D′'s release
         composition.append(UpperAbove(upper))
     result.steps, result.carried, result.upper, result.lower = known, carried, upper, lower
