@@ -276,10 +276,7 @@ def _verified(
         return [None] * len(group)
     levels = [float(low[c.coordinate]) for c in group]
     passed = [_past(c, float(high[c.coordinate]), level) is True for c, level in zip(group, levels)]
-    ends_after = []
-    for c, level, h in zip(group, levels, half):
-        centre = c.draw + (level - c.value_after) / (c.coefficient * c.stretch) if math.isfinite(level) else c.draw
-        ends_after.append((centre - h - c.draw, centre + h - c.draw))
+    ends_after = [_after_ends(c, level, h) for c, level, h in zip(group, levels, half)]
     low_after, high_after = (on_after({c.element: t[end] for c, t in zip(group, ends_after)}) for end in (0, 1))
     if low_after is None or high_after is None:
         return [None] * len(group)
@@ -290,6 +287,13 @@ def _verified(
         brackets = (_noise(c.draw, ends_d[k]), _noise(c.draw, ends_after[k]))
         out.append(brackets if holds and math.isfinite(levels[k]) else None)
     return out
+
+
+def _after_ends(c: Carrier, level: float, half: float) -> tuple[float, float]:
+    """The shifts bracketing where D′ reaches D's ``level`` (±``half`` about it; about the draw where the level is not
+    finite)."""
+    centre = c.draw + (level - c.value_after) / (c.coefficient * c.stretch) if math.isfinite(level) else c.draw
+    return (centre - half - c.draw, centre + half - c.draw)
 
 
 def _past(c: Carrier, value: float, level: float) -> bool | None:

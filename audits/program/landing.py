@@ -164,12 +164,7 @@ def found(replay: Replayer, numbers: np.ndarray, carrier: np.ndarray, elements: 
     candidates = [int(i) for i in np.flatnonzero(carrier == -2) if math.isfinite(float(numbers[i]))]
     if not candidates or not elements:
         return []
-    named = elements_named(replay, numbers, candidates, elements)
-    chosen: dict[int, int] = {}  # element → its first coordinate: one coordinate per element is read
-    for i, j in named.items():
-        e = elements[j]
-        if e.law in LAWS and 0 < e.scale < math.inf and math.isfinite(e.draw):
-            chosen.setdefault(j, i)
+    chosen = _readable(elements_named(replay, numbers, candidates, elements), elements)
     if not chosen:
         return []
     starts = {j: (i, 0.0, float(numbers[i])) for j, i in chosen.items()}
@@ -180,22 +175,38 @@ def found(replay: Replayer, numbers: np.ndarray, carrier: np.ndarray, elements: 
     nexts, _ = _jumps(replay, flat, elements, +1.0)
     out = []
     for j, i in sorted(chosen.items(), key=lambda item: item[1]):
-        up = ups.get(j)
-        other = downs.get(j) or nexts.get(j)
-        if up is None or other is None:
-            continue
-        value, above, beyond = float(numbers[i]), up.values[-1], other.values[-1]
-        direction = 1 if above > value else -1
-        ordered = (beyond, value, above) if j in downs else (value, above, beyond)
-        if not direction * ordered[0] < direction * ordered[1] < direction * ordered[2]:
-            continue  # not monotone at the points sampled: not read
-        if (up.hi - up.lo) + abs(other.hi - other.lo) > SHARP * abs(up.hi - other.hi):
-            continue  # jumps as wide as the cell between them: a continuous function, no grid
-        e = elements[j]
-        jump = (min(other.lo, other.hi), max(other.lo, other.hi))
-        law = str(e.law)  # one of LAWS: chosen above
-        out.append(Landing(i, j, law, e.scale, e.draw, direction, value, above, (up.lo, up.hi), jump, up.below))
+        up, other = ups.get(j), downs.get(j) or nexts.get(j)
+        if up is not None and other is not None:
+            landing = _landing(i, elements[j], j, float(numbers[i]), up, other, below_read=j in downs)
+            out.extend([landing] if landing is not None else [])
     return out
+
+
+def _readable(named: dict[int, int], elements: list[Noise]) -> dict[int, int]:
+    """Element → its first coordinate, for the elements of a known law, finite draw and positive finite scale: one
+    coordinate per element is read."""
+    chosen: dict[int, int] = {}
+    for i, j in named.items():
+        e = elements[j]
+        if e.law in LAWS and 0 < e.scale < math.inf and math.isfinite(e.draw):
+            chosen.setdefault(j, i)
+    return chosen
+
+
+def _landing(i: int, e: Noise, j: int, value: float, up: _Bracket, other: _Bracket, below_read: bool) -> Landing | None:
+    """The landing of coordinate ``i`` (moved by element ``j`` alone) from its first jump ``up`` and the one
+    ``other`` below it (``below_read``) or after it; None where the points sampled are not monotone or the jumps are
+    as wide as the cell between them (a continuous function, no grid)."""
+    above, beyond = up.values[-1], other.values[-1]
+    direction = 1 if above > value else -1
+    ordered = (beyond, value, above) if below_read else (value, above, beyond)
+    if not direction * ordered[0] < direction * ordered[1] < direction * ordered[2]:
+        return None
+    if (up.hi - up.lo) + abs(other.hi - other.lo) > SHARP * abs(up.hi - other.hi):
+        return None
+    jump = (min(other.lo, other.hi), max(other.lo, other.hi))
+    law = str(e.law)  # one of LAWS: chosen by _readable
+    return Landing(i, j, law, e.scale, e.draw, direction, value, above, (up.lo, up.hi), jump, up.below)
 
 
 def elements_named(
@@ -354,31 +365,41 @@ def _crossings(
     """Per landing, where D′ crosses the level of D's upper jump (its value at D's draws), bisected from a bracket
     put where the grid predicts it: the value's move in grid steps, times the width (rescaled by the scale's ratio:
     the replay stretches the recorded noise to D′'s scale)."""
-    jobs: dict[Landing, _Bracket] = {}
-    predicted: dict[Landing, tuple[float, float]] = {}
-    for L in landings:
-        stretch = L.scale / scales[L.element]
-        width = L.width * stretch
-        steps = L.direction * (float(after[L.coordinate]) - L.value) / L.grid
-        if not (math.isfinite(steps) and width > 0):
-            continue
-        predicted[L] = ((L.up[0] + L.up[1]) / 2 - steps * width, width)
-        jobs[L] = _Bracket(L.element, L.coordinate, math.nan, math.nan, _past(L, L.value), L.draw)
+    predicted = _predicted(landings, after, scales)
+    jobs = {L: _Bracket(L.element, L.coordinate, math.nan, math.nan, _past(L, L.value), L.draw) for L in predicted}
     unmoved = [L for L in jobs if float(after[L.coordinate]) == L.value]
     # D's own bracket first, where D′'s value is D's: two replays where it holds, not a bisection
     _bracketed(on_after, {L: L.up for L in unmoved}, jobs, done=True)
     for reach in (1.5, 8.0):  # a bracket of ±1.5 widths, then of ±8
-        open_ = [L for L in jobs if math.isnan(jobs[L].lo) or math.isnan(jobs[L].hi)]
-        centre = {L: predicted[L][0] for L in open_}
+        centre = {L: predicted[L][0] for L in _unbracketed(jobs)}
         _bracketed(
             on_after,
-            {L: (centre[L] - reach * predicted[L][1], centre[L] + reach * predicted[L][1]) for L in open_},
+            {L: (c - reach * predicted[L][1], c + reach * predicted[L][1]) for L, c in centre.items()},
             jobs,
         )
-    _searched(on_after, [L for L in jobs if math.isnan(jobs[L].lo) or math.isnan(jobs[L].hi)], jobs, predicted)
-    ready = {L: b for L, b in jobs.items() if not (math.isnan(b.lo) or math.isnan(b.hi))}
+    _searched(on_after, _unbracketed(jobs), jobs, predicted)
+    ready = {L: jobs[L] for L in jobs if L not in _unbracketed(jobs)}
     _bisect(on_after, list(ready.values()), BISECTIONS)
     return {L: b for L, b in ready.items() if not b.failed}
+
+
+def _predicted(
+    landings: list[Landing], after: np.ndarray, scales: dict[int, float]
+) -> dict[Landing, tuple[float, float]]:
+    """Per landing whose move is finite and width positive, where the grid predicts D′'s crossing (the shift) and
+    the width of a cell on D′ (the replay stretches the recorded noise to D′'s scale)."""
+    predicted = {}
+    for L in landings:
+        width = L.width * (L.scale / scales[L.element])
+        steps = L.direction * (float(after[L.coordinate]) - L.value) / L.grid
+        if math.isfinite(steps) and width > 0:
+            predicted[L] = ((L.up[0] + L.up[1]) / 2 - steps * width, width)
+    return predicted
+
+
+def _unbracketed(jobs: dict[Landing, _Bracket]) -> list[Landing]:
+    """The landings whose bracket is not closed yet (either end unknown)."""
+    return [L for L, b in jobs.items() if math.isnan(b.lo) or math.isnan(b.hi)]
 
 
 def _bracketed(

@@ -311,29 +311,48 @@ def removable_positions(data: Any, seed: int) -> list[tuple[str, int]]:
 def _with_record(data: Any, fields: dict, position: int | None) -> Any:
     """``data`` with a record appended (``position`` None) or put in place of record ``position``."""
     if _is_frame(data):
-        import pandas as pd
+        fast = _frame_set_in_place(data, fields, position)
+        return fast if fast is not None else _frame_with_row(data, fields, position)
+    return _array_with_record(np.asarray(data), fields, position)
 
-        kinds = [np.empty(0, d if isinstance(d, np.dtype) else object) for d in data.dtypes]
-        if len(data) and data.columns.is_unique and all(_fits(k, fields[c]) for k, c in zip(kinds, data.columns)):
-            # each field set in its column, whose dtype holds it: no frame built from a row (20 times faster)
-            out = data.copy() if position is not None else pd.concat([data, data.iloc[:1]], ignore_index=True)
-            at = len(data) if position is None else position
-            try:
-                for j, c in enumerate(data.columns):
-                    out.iat[at, j] = fields[c]
-                return out
-            except (TypeError, ValueError):  # an extension dtype refuses it (a category it lacks): rebuilt below
-                pass
-        row = pd.DataFrame([{c: fields[c] for c in data.columns}])
-        if position is None:
-            return pd.concat([data, row], ignore_index=True)
-        out = data.copy()
-        for c in data.columns:
-            column = out[c].astype(object) if not _fits(out[c].to_numpy(), fields[c]) else out[c]
-            column.iloc[position] = fields[c]
-            out[c] = column
-        return out
-    array = np.asarray(data)
+
+def _frame_set_in_place(data: Any, fields: dict, position: int | None) -> Any:
+    """Each field set in its column, whose dtype holds it: no frame built from a row (20 times faster); None where
+    a column cannot hold its field (or an extension dtype refuses it: a category it lacks)."""
+    import pandas as pd
+
+    kinds = [np.empty(0, d if isinstance(d, np.dtype) else object) for d in data.dtypes]
+    if not (len(data) and data.columns.is_unique and all(_fits(k, fields[c]) for k, c in zip(kinds, data.columns))):
+        return None
+    out = data.copy() if position is not None else pd.concat([data, data.iloc[:1]], ignore_index=True)
+    at = len(data) if position is None else position
+    try:
+        for j, c in enumerate(data.columns):
+            out.iat[at, j] = fields[c]
+    except (TypeError, ValueError):
+        return None
+    return out
+
+
+def _frame_with_row(data: Any, fields: dict, position: int | None) -> Any:
+    """The frame with the record built as a row (appended), or put column by column (an object column where the
+    column's dtype cannot hold its field)."""
+    import pandas as pd
+
+    row = pd.DataFrame([{c: fields[c] for c in data.columns}])
+    if position is None:
+        return pd.concat([data, row], ignore_index=True)
+    out = data.copy()
+    for c in data.columns:
+        column = out[c].astype(object) if not _fits(out[c].to_numpy(), fields[c]) else out[c]
+        column.iloc[position] = fields[c]
+        out[c] = column
+    return out
+
+
+def _array_with_record(array: np.ndarray, fields: dict, position: int | None) -> np.ndarray:
+    """The array with the record appended or put in place, in a dtype that holds both (floats where an integer
+    array meets a float value)."""
     value: Any = fields[None] if array.ndim == 1 else [fields[j] for j in range(array.shape[1])]
     target: Any = np.result_type(array, np.asarray(value)) if array.dtype.kind != "O" else array.dtype
     if array.dtype.kind in "iu" and np.asarray(value).dtype.kind == "f":

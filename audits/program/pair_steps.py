@@ -33,43 +33,10 @@ def steps_of(
     c = result.comparison
     carried, known, unaccounted = [], [], []
     for j in _stepped(c, found):
-        element, shift, source = found.elements[j], float(c.shifts[j]), c.source[j]
-        if source == "landing":
-            label = f"{recorded.calls[element.call].kind}[{element.index}] read through a rounding"
-            lower = rounded_steps.lower_step(c.landings[j], epsilon, element.call, label)
-            carried += [lower] if lower is not None else []
-            upper = rounded_steps.upper_step(c.landings[j], element.call, label)
-            known += [upper] if upper is not None else []
-            why = "the rounding's grid on D′ is not shown to be D's, shifted"
-            unaccounted += [] if upper is not None else [Unaccounted(element.call, label, why)]
-            continue
-        if element.law == "library":  # above by its privacy map or budget (below), below by its law where carried
-            error = exact_shifts.shift_error(c, j)
-            lower = library_steps.opendp_law_step(
-                element.call, element.index, recorded.calls[element.call], shift, error
-            )
-            carried += [lower] if lower is not None and source == "release" else []
-            continue
-        exact = c.exact.get(j)
-        if shift == 0 and source != "none" and not exact:  # read as unmoved: :func:`.exact_shifts.unmoved`
-            continue
-        call = recorded.calls[element.call]
-        label = f"{call.kind}[{element.index}]"
-        if source == "none" or math.isnan(shift):
-            if element.law is not None or call.kind in ("gumbel", "logistic"):
-                unaccounted.append(Unaccounted(element.call, label, _not_visible(found)))
-            continue
-        scale = element.scale
-        if element.law is None:
-            unaccounted.append(_no_law(element.call, label, call.kind, (shift, scale)))
-            continue
-        if exact is not None and scale > 0:
-            shift = float(exact)
-        mu = math.inf if scale <= 0 or math.isinf(shift) else abs(shift) / scale
-        within = exact_shifts.mu_interval(c, j, shift, scale) if math.isfinite(mu) else None
-        step = SHIFTED[element.law](call=element.call, label=label, mu=mu, within=within)
-        known.append(step)
-        carried += carried_steps.shown(c, (found, j, source), step, epsilon)  # where the release carries it
+        lower, upper, missing = _element_steps(c, recorded, found, j, epsilon)
+        carried += lower
+        known += upper
+        unaccounted += missing
     at = len(known)
     known += exact_shifts.unmoved(c, found, SHIFTED) if unmoved else []
     carried += carried_steps.tail_steps(c, recorded, found, epsilon)  # a rescaled call's verified partition
@@ -82,6 +49,51 @@ def steps_of(
         step = step_laws.Discrete(call=k, label="choice", p=tuple(p / p.sum()), q=tuple(q / q.sum()), weights=weights)
         known.append(step)  # the chosen index is rarely released as it is: an upper step, not a lower one
     return carried, known, unaccounted, at
+
+
+def _element_steps(
+    c: comparison.Comparison, recorded: trace.Run, found: trace.Probe, j: int, epsilon: float
+) -> tuple[list, list, list[Unaccounted]]:
+    """Element ``j``'s carried (lower) steps, known (upper) steps and unaccounted noise (:func:`steps_of`)."""
+    element, shift, source = found.elements[j], float(c.shifts[j]), c.source[j]
+    if source == "landing":
+        return _landing_steps(c, recorded, found, j, epsilon)
+    if element.law == "library":  # above by its privacy map or budget (below), below by its law where carried
+        error = exact_shifts.shift_error(c, j)
+        lower = library_steps.opendp_law_step(element.call, element.index, recorded.calls[element.call], shift, error)
+        return ([lower] if lower is not None and source == "release" else []), [], []
+    exact = c.exact.get(j)
+    if shift == 0 and source != "none" and not exact:  # read as unmoved: :func:`.exact_shifts.unmoved`
+        return [], [], []
+    call = recorded.calls[element.call]
+    label = f"{call.kind}[{element.index}]"
+    if source == "none" or math.isnan(shift):
+        visible = element.law is not None or call.kind in ("gumbel", "logistic")
+        return [], [], [Unaccounted(element.call, label, _not_visible(found))] if visible else []
+    scale = element.scale
+    if element.law is None:
+        return [], [], [_no_law(element.call, label, call.kind, (shift, scale))]
+    if exact is not None and scale > 0:
+        shift = float(exact)
+    mu = math.inf if scale <= 0 or math.isinf(shift) else abs(shift) / scale
+    within = exact_shifts.mu_interval(c, j, shift, scale) if math.isfinite(mu) else None
+    step = SHIFTED[element.law](call=element.call, label=label, mu=mu, within=within)
+    # where the release carries it, a lower step too
+    return carried_steps.shown(c, (found, j, source), step, epsilon), [step], []
+
+
+def _landing_steps(
+    c: comparison.Comparison, recorded: trace.Run, found: trace.Probe, j: int, epsilon: float
+) -> tuple[list, list, list[Unaccounted]]:
+    """An element read through a rounding: a lower step by its coordinate's own law (its slack at ``epsilon``), an
+    upper step by its element's law where D′'s grid is shown to be D's, shifted (else unaccounted)."""
+    element = found.elements[j]
+    label = f"{recorded.calls[element.call].kind}[{element.index}] read through a rounding"
+    lower = rounded_steps.lower_step(c.landings[j], epsilon, element.call, label)
+    upper = rounded_steps.upper_step(c.landings[j], element.call, label)
+    why = "the rounding's grid on D′ is not shown to be D's, shifted"
+    missing = [] if upper is not None else [Unaccounted(element.call, label, why)]
+    return ([lower] if lower is not None else []), ([upper] if upper is not None else []), missing
 
 
 def _no_law(call: int, label: str, kind: str, shifted: tuple[float, float]) -> Unaccounted:

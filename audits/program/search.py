@@ -188,24 +188,43 @@ def located(data: Any, relation: str, columns: list[Field], neighbour: Neighbour
     params: dict[str, Any] = {"op": "add"} if relation == "add-remove" else {}
     if records(data):
         params["position"] = 0 if position is None else position  # an added record's other fields: record 0's
+    points = _number_points(columns, record)
+    choices = _choice_points(columns, record)
+    if points is None or choices is None:
+        return None
+    params.update(points)
+    params.update(choices)
+    made = _record(data, columns, params, int(params.get("position", 0)))
+    same = made.keys() == record.keys() and all(_same(made[k], record[k]) for k in record)
+    return params if same else None
+
+
+def _number_points(columns: list[Field], record: dict) -> dict | None:
+    """The region and each number field's point u in [0, 1] of the box that gives ``record``'s values back, or None
+    where a value is beyond the region (NaN and ±inf are)."""
     numbers = [(j, f, float(record[f.name])) for j, f in enumerate(columns) if f.kind == "number"]
-    if numbers:
-        inside = all(f.domain[0] <= v <= f.domain[1] for _, f, v in numbers)
-        params["region"] = "domain" if inside else "beyond"
+    if not numbers:
+        return {}
+    inside = all(f.domain[0] <= v <= f.domain[1] for _, f, v in numbers)
+    params: dict[str, Any] = {"region": "domain" if inside else "beyond"}
     for j, f, v in numbers:
-        low, high = f.domain if params["region"] == "domain" else (-f.reach, f.reach)
+        low, high = f.domain if inside else (-f.reach, f.reach)
         if not low <= v <= high:  # NaN and ±inf fail too
             return None
         params[f"u{j}"] = (v - low) / (high - low)
+    return params
+
+
+def _choice_points(columns: list[Field], record: dict) -> dict | None:
+    """Each text field's index among its choices, or None where a value is not among them."""
+    params = {}
     for j, f in enumerate(columns):
         if f.kind == "choice":
             where = [i for i, value in enumerate(f.values) if _same(value, record[f.name])]
             if not where:
                 return None
             params[f"c{j}"] = where[0]
-    made = _record(data, columns, params, int(params.get("position", 0)))
-    same = made.keys() == record.keys() and all(_same(made[k], record[k]) for k in record)
-    return params if same else None
+    return params
 
 
 def _same(a: Any, b: Any) -> bool:
