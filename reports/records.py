@@ -263,7 +263,9 @@ class Section:
 @dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class ReviewPage:
     """The page a reviewer reads first (the report's page 1): a title, a line stating the claim, the verdict's
-    headline (in the verdict's colour) with its one reading, then sections in order."""
+    headline (in the verdict's colour) with its one reading, then sections in order; ``footnote``: one short line in
+    the bottom margin of the first page, below everything the page fits (where its words are explained), not part of
+    the page's data (the JSON's ``review``)."""
 
     title: str
     claim: str
@@ -271,6 +273,7 @@ class ReviewPage:
     headline: str
     reading: str
     sections: Sequence[Section] = ()
+    footnote: str = ""
 
 
 @dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==

@@ -133,6 +133,8 @@ def review_pages(page: ReviewPage) -> list:
     fig = plt.figure(figsize=A4)
     y = text_block(fig, [(page.title, {"size": 15, "weight": "bold"}), (page.claim, {"size": 9.5, "gap": 0.006})])
     verdict_banner(fig, y, page.verdict, page.headline)
+    if page.footnote:  # in the bottom margin, under what the page fits: it takes no room from the sections
+        fig.text(LEFT, BOTTOM / 2, page.footnote, size=TABLE * SMALLEST, color="#555555", va="center")
     y -= 0.07
 
     def fits(scale: float) -> bool:

@@ -179,6 +179,27 @@ def test_the_readme_and_home_page_link_pages_that_exist():
         assert (DOCS / page).is_file(), page
 
 
+@pytest.mark.parametrize(
+    "page, first_screen, prefix",
+    [("README.md", "\n```bash\n", "docs/"), ("docs/index.md", "\n## I want to", "")],
+)
+def test_the_first_screen_leads_to_the_program_guides_the_tutorial_and_the_glossary(page, first_screen, prefix):
+    """Issue 86: the program audit was found by accident -- neither the README nor the home page linked the programs
+    or library guides.  Their first screen (before the README's first command, the home page's task table) does."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    top = text.split(first_screen)[0]
+    for guide in (
+        "how-to/programs.md",
+        "how-to/library-pipelines.md",
+        "tutorials/five-minutes.md",
+        "reference/glossary.md",
+    ):
+        assert f"]({prefix}{guide})" in top, (page, guide)
+        assert (DOCS / guide).is_file() and guide in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for guide in ("tutorials/five-minutes.md", "reference/glossary.md"):  # the program guide leads to both
+        assert f"(../{guide})" in (DOCS / "how-to" / "programs.md").read_text(encoding="utf-8")
+
+
 def test_the_readme_holds_the_test_command_ci_runs():
     """CI runs the README's test command with tier 2 beside it (``--tier all``, tests/tiers.py): the README names
     that command, and its first screen's test command is the same command without the tier."""

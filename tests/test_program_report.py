@@ -158,6 +158,18 @@ def test_a_passing_twin_shows_its_certificate():
     assert "laplace (scale 1)" in words and not _highlighted(texts)
 
 
+def test_page_one_names_the_glossary_of_its_words_in_a_footnote():
+    """Page 1's footnote names the docs page that explains its words ("carried", "loss alone"), a page that exists;
+    drawn in the bottom margin, so the page is still one page.  Seen failing before the footnote was added."""
+    from pathlib import Path
+
+    run = _audit_of_values(fixed_sum, bounds=(0, 1), law="ideal")
+    assert run.review.footnote == pages.GLOSSARY_LINE
+    path = re.search(r"docs/\S+\.md", pages.GLOSSARY_LINE)
+    assert path is not None and (Path(__file__).resolve().parent.parent / path.group(0)).is_file()
+    assert "glossary.md" in " ".join(t for t, _, _ in _page_one(run))
+
+
 @pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler) reads the PDF's page 1")
 @pytest.mark.parametrize("program", [spent_twice, fixed_sum], ids=["bug", "twin"])
 def test_the_review_page_is_page_one_laid_out_and_byte_identical(tmp_path, program):

@@ -36,6 +36,9 @@ STEP_ROWS = 4
 FIELDS = 4
 #: How each relation reads in the claim line.
 RELATIONS = {"add-remove": "one record added or removed", "replace-one": "one record replaced"}
+#: Page 1's footnote: where each word the page uses is explained (the docs page, as a path: the PDF is read away from
+#: any site, and a fixed text keeps the report byte-reproducible).
+GLOSSARY_LINE = "The words of this page (carried, loss alone, witness, as implemented, …): docs/reference/glossary.md."
 
 
 def shown_pair(analysis: Analysis, run: Run | None = None) -> PairResult | None:
@@ -558,4 +561,5 @@ def review_page(
         title,
         reading,
         sections,
+        footnote=GLOSSARY_LINE,
     )

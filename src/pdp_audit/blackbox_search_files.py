@@ -150,7 +150,7 @@ def _publish(args, outcome, doc: dict, report: str | None) -> None:
 
     text = json_text(doc)
     write_together(report, args.json, lambda tmp: render_blackbox_pdf(outcome.report_record(), tmp), text)
-    if args.json != "-":
+    if args.json != "-" and not getattr(args, "quiet", False):
         (check,) = outcome.run.checks
         head = f"pdp-audit blackbox {shown(args.target)}: {check.verdict.upper()}"
         if check.id == "pair-protocol":

@@ -7,6 +7,7 @@ replace an input of the session) and the terminal summary.
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,30 @@ def check_session_outputs(config: pytest.Config, inputs: dict[str, Path]) -> Non
     json_path, pdf_path = session_report_paths(Path(config.invocation_params.dir) / config.getoption("--audit-report"))
     outputs = {"--audit-report": str(pdf_path), "--audit-report (the JSON written beside the PDF)": str(json_path)}
     check_outputs(outputs, inputs, pdfs=())
+
+
+#: The columns the reasons of an undecided assertion are wrapped at in the terminal summary.
+REASON_WIDTH = 110
+
+
+def undecided_reasons(record: dict) -> list[str]:
+    """Why an assertion was not decided, for the terminal summary: each check that did not pass, its verdict and its
+    whole note (what it lacked, the budget that would decide it), wrapped between words.  An undecided test is
+    reported as its own outcome with no message (its reason is the skip's, which pytest prints only for ``-rs``), so
+    without ``--audit-strict`` its reason was nowhere on the terminal."""
+    lines = []
+    for check in record.get("checks", ()):
+        if check.get("verdict") == "pass" or not check.get("note"):
+            continue
+        lines += textwrap.wrap(
+            f"[{check['id']}] {str(check['verdict']).upper()}: {check['note']}",
+            width=REASON_WIDTH,
+            initial_indent=" " * 6,
+            subsequent_indent=" " * 8,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    return lines
 
 
 # --------------------------------------------------------------------------------------------
@@ -131,5 +156,8 @@ class AuditSession:
         for r in records:
             if r["verdict"] != "pass":
                 terminalreporter.write_line(f"  {r['verdict'].upper():13s} {r['nodeid']} [{r['index']}] {r['header']}")
+            if r["verdict"] == "inconclusive":  # why, without --audit-strict: an undecided test shows no message
+                for line in undecided_reasons(r):
+                    terminalreporter.write_line(line)
         for written in getattr(self, "written", ()):
             terminalreporter.write_line(f"report: {written}")

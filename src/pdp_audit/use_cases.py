@@ -114,12 +114,15 @@ def collector_aside_while_drawing(pdf: str | None) -> Iterator[None]:
         gc.unfreeze()
 
 
-def program_files(target: str, values: dict[str, Any], report: str | None, json: str | None) -> Run:
+def program_files(
+    target: str, values: dict[str, Any], report: str | None, json: str | None, progress: bool = True
+) -> Run:
     """``pdp-audit program MODULE:FUNCTION``: the program kind's config from the flags' ``values`` (every one
     checked before the program runs, errors naming the flags), the outputs checked against ``--data`` and the
     program's module file (found without importing it), the program
     audited in the sandbox's child (a hard exit in it cannot end the command with 0) and the reports written
-    (``report``: the PDF, None for none; ``json``: ``"-"`` for standard output)."""
+    (``report``: the PDF, None for none; ``json``: ``"-"`` for standard output; ``progress``: the stages' lines and
+    the black box's bars on standard error, none under ``--quiet``)."""
     # deferred: loads hashlib; run --help must not
     from pdp_audit.catalogue.kinds import kinds_by_name
     from pdp_audit.reports.publish import write_run_reports
@@ -131,12 +134,12 @@ def program_files(target: str, values: dict[str, Any], report: str | None, json:
     from pdp_audit.audits.program.fresh_process import audit_environment
 
     where = f"target: the code of {shown(target)}"
-    run = run_isolated(audited_program, config, report, json, target=where, environment=audit_environment())
+    run = run_isolated(audited_program, config, report, json, progress, target=where, environment=audit_environment())
     write_run_reports(run, report, json)
     return run
 
 
-def audited_program(config: Any, report: str | None = None, json: str | None = None) -> Run:
+def audited_program(config: Any, report: str | None = None, json: str | None = None, progress: bool = True) -> Run:
     """The program kind's audit of ``config`` (its Run), in the sandbox's child; the current folder importable.
     The outputs (``report``, ``json``) are checked again once it is done, against every file the audit read and
     every module it imported (a helper module the program imports was written over); with ``json`` ``"-"``, what
@@ -150,7 +153,7 @@ def audited_program(config: Any, report: str | None = None, json: str | None = N
     if json == "-":
         prints_to_standard_error()
     sys.path.insert(0, os.getcwd())
-    run = kinds_by_name()["program"].plan.execute(config, True)
+    run = kinds_by_name()["program"].plan.execute(config, progress)
     check_outputs({"--report": report, "--json": json})
     return run
 
@@ -185,13 +188,15 @@ def canaries_files(
     dp_sgd: str | None,
     outputs: tuple[str | None, str | None],
     inputs: dict[str, str | None],
+    progress: bool = True,
 ) -> Run:
     """``pdp-audit canaries``: the outputs (``--report``, None for no PDF, and ``--json``) checked against the
     score files (``inputs``), the DP-SGD deployment ``dp_sgd`` (or None) checked, the scores read (``scores()``: the
     in- and out-canaries' scores, or ``--one-run``'s scores and inclusion bits), ε bounded (``options``: alpha,
     claim_epsilon -- the deployment's claim where None -- and seed) and the reports written; with ``dp_sgd`` the
     deployment certified and its upper bound set beside the canaries' lower bound
-    (:func:`pdp_audit.training_run.training_run_report`)."""
+    (:func:`pdp_audit.training_run.training_run_report`); ``progress``: bars of its stages (none under
+    ``--quiet``)."""
     # deferred: loads pdp_audit.audits.canaries.evidence; run --help must not
     from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run
     from pdp_audit.deployment import certify_deployment
@@ -206,13 +211,13 @@ def canaries_files(
     if deployment is not None and options["claim_epsilon"] is None:  # the accountant's claim is the one tested
         options = {**options, "claim_epsilon": deployment.claim.get("epsilon")}
     first, second = scores()
-    with asking(True):  # a bar of its stages on a terminal (millions of canaries take a while)
+    with asking(progress):  # a bar of its stages on a terminal (millions of canaries take a while)
         if one_run:
             run = audit_one_run(first, second, delta, guesses=guesses, **options)
         else:
             run = audit_canary_scores(first, second, delta, **options)
     if deployment is not None:  # bars of the certification on a terminal
-        run = training_run_report(run, certify_deployment(deployment, progress=True))
+        run = training_run_report(run, certify_deployment(deployment, progress=progress))
     write_run_reports(run, report, json)
     return run
 
@@ -468,7 +473,8 @@ def claims_run_files(
     entries = select()
     executor = make_executor(workers=args.workers)
     try:
-        result = run_ledger(entries, args.seed, args.quick, executor, on_audit=on_audit, progress=args.json != "-")
+        shown = args.json != "-" and not args.quiet
+        result = run_ledger(entries, args.seed, args.quick, executor, on_audit=on_audit, progress=shown)
     finally:
         executor.close()
     write_claims_report(document(result), {d.entry.id: d.checks for d in result.decisions}, report, args.json)

@@ -263,3 +263,21 @@ def say(line: str, file: Any = None) -> None:
     out = sys.stderr if file is None else file
     tqdm.write(line, file=out)
     out.flush()
+
+
+def stage(line: str, since: float) -> None:
+    """``line`` on standard error (:func:`say`): the start of a stage that draws no bar of its own, so a command is not
+    silent for its first seconds or minutes (``pdp-audit program``'s record, replay and exact composition before its
+    black box).  As the bars are: only where progress is asked for (:func:`shows_progress`; ``--quiet`` asks for
+    none), at once where bars are drawn (:func:`draws_bars`), and on a file or a pipe only once
+    :data:`LINE_INTERVAL` seconds have passed ``since`` (``time.monotonic()`` at the command's start) -- so a command
+    that ends sooner, with one line saying why it stopped (a fault in the user's program), still ends with that one
+    line only.  A standard error that cannot be written to is not the audit's failure."""
+    if not shows_progress(None):
+        return
+    if not draws_bars() and time.monotonic() - since < LINE_INTERVAL:
+        return
+    try:
+        say(line)
+    except (OSError, ValueError, AttributeError):  # closed or missing standard error: the lines are a courtesy
+        pass

@@ -132,13 +132,22 @@ def _own_module(deployment: Any) -> str | None:
 
 
 def _run_program(config: Any, progress: bool = False) -> Run:
-    """A DP program's audit, its structural findings confirmed by the black box's attack on the witness pair."""
+    """A DP program's audit, its structural findings confirmed by the black box's attack on the witness pair; where
+    progress is asked for, a line on standard error as the exact stages start and as each black-box run starts
+    (:func:`~pdp_audit.verify.estimators.progress.stage`: the exact stages draw no bar)."""
     # deferred: loads pdp_audit.audits.program.audit; program --help must not
     from pdp_audit.audits.program.audit import run_program
+    from pdp_audit.verify.estimators.progress import stage
+
+    started = time.monotonic()
+    stage("pdp-audit program: recording the program on D, replaying it on neighbouring datasets, composing the exact "
+          "laws of its noise", started)  # fmt: skip
 
     def confirm(samplers: tuple, epsilon: float, delta: float, trials: int, seed: int, law: str = "ideal") -> list:
         # the law run_program names: as implemented where the finding rests on float noise the release carries, else
         # the release's real-valued law (read as numbers, a release of zero noise hid its deterministic difference)
+        stage(f"pdp-audit program: the black box, up to {trials:,} fresh releases per world "
+              f"({time.monotonic() - started:.1f} s so far)", started)  # fmt: skip
         return _blackbox_evidence(samplers, epsilon, delta, trials, seed, progress, law=law)
 
     return run_program(config, progress, confirm)

@@ -79,6 +79,7 @@ def add_parser(subparsers) -> None:
     for option in PLACE_OPTIONS:
         add_option(where, option)
     p.add_argument("--json", default=None, help="write the decided check as JSON to this path (- = stdout)")
+    p.add_argument("--quiet", action="store_true", help="no summary on stdout")
     blackbox_search.add_search_arguments(p)
     p.set_defaults(handler=command_blackbox)
 
@@ -98,7 +99,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
     if blackbox_search.wanted(args):  # the whole search in the child: its outcome holds the user's objects
         return blackbox_search_files(args)
     run = blackbox_files(args, config)  # the user's code in a process of its own; the JSON written
-    if args.json != "-":
+    if args.json != "-" and not args.quiet:
         (check,) = run.checks
         print_out(_summary(args, check))
     return run.exit_code

@@ -77,6 +77,7 @@ def add_parser(subparsers) -> None:
         help=f"the PDF report (default: {DEFAULT_REPORT}, as run and certify write one; 'none' to skip)",
     )
     p.add_argument("--json", default=None, help="write the JSON report here (- = stdout)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr and no summary on stdout")
     p.set_defaults(handler=command_canaries)
 
 
@@ -260,8 +261,9 @@ def command_canaries(args: argparse.Namespace) -> int:
         args.dp_sgd,
         (args.report, args.json),
         {f"the file of {k}": v for k, v in inputs.items()},
+        progress=not args.quiet,
     )
-    if args.json != "-":
+    if args.json != "-" and not args.quiet:
         print_out(_summary(run, args))
         if args.report:
             print_out(f"  report: {shown(args.report)}")

@@ -67,6 +67,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--only", nargs="+", default=None, metavar="ID", help="only these entries, statements in full (e.g. K16 Q25)"
     )
+    p.add_argument(
+        "--quiet", action="store_true", help="nothing on stdout but --json -'s document, no progress on stderr"
+    )
     run = p.add_argument_group("run mode (decide every entry from a run of today's code)")
     run.add_argument("--run", action="store_true", help="run the checks each entry cites and decide it")
     run.add_argument("--quick", action="store_true", help="small budgets (more inconclusive verdicts)")
@@ -149,7 +152,8 @@ def command_claims(args: argparse.Namespace) -> int:
         text = json_text(doc).rstrip("\n")  # print() adds it back
     else:
         text = render_table(entries, full=bool(args.only)) + (f"\n  json: {shown(args.json)}" if args.json else "")
-    print_out(text)  # piped into head: not an error
+    if args.json == "-" or not args.quiet:
+        print_out(text)  # piped into head: not an error
     return 0
 
 
@@ -172,7 +176,7 @@ def command_claims_run(args: argparse.Namespace) -> int:
     from pdp_audit.use_cases import claims_run_files
 
     start = time.perf_counter()
-    quiet = args.json == "-"
+    quiet = args.json == "-" or args.quiet
 
     def progress(audit: str, outcome: dict) -> None:
         if not quiet:

@@ -30,6 +30,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description="Copy the shipped examples into DIR (created if needed). Existing files are never replaced.",
     )
     p.add_argument("folder", metavar="DIR", nargs="?", default="pdp-audit-examples", help="(default: %(default)s)")
+    p.add_argument("--quiet", action="store_true", help="no summary on stdout (the files written)")
     p.set_defaults(handler=command_examples)
     return p
 
@@ -77,5 +78,6 @@ def command_examples(args: argparse.Namespace) -> int:
         raise InputError(
             f"examples: cannot write into {args.folder!r}: {err.strerror or err}; nothing was left there"
         ) from None
-    print_out(f"pdp-audit examples: {len(files)} files written to {folder}/: {', '.join(files)}")
+    if not args.quiet:
+        print_out(f"pdp-audit examples: {len(files)} files written to {folder}/: {', '.join(files)}")
     return 0

@@ -14,6 +14,7 @@ itself is exit 2 and one line naming it.
 from __future__ import annotations
 
 import argparse
+import textwrap
 
 from pdp_audit.catalogue.arguments import add_option
 from pdp_audit.cli.commands import COMMAND_HELP
@@ -24,6 +25,10 @@ from pdp_audit.verify.inputs.validation import shown
 PROGRAM_OPTIONS = tuple(o for o in kind_options("program") if o.cli)
 #: The PDF written unless ``--report`` names another (or ``none``), in the working folder.
 DEFAULT_REPORT = "pdp-audit-program.pdf"
+#: The columns a summary line is wrapped at (fixed, not the terminal's: the same run prints the same text anywhere).
+SUMMARY_WIDTH = 110
+#: The indent of a check's wrapped continuation lines (under its verdict).
+CONTINUED = " " * 6
 
 
 def add_parser(subparsers) -> None:
@@ -43,6 +48,7 @@ def add_parser(subparsers) -> None:
         add_option(p, option, required=option.key in ("claim_epsilon", "claim_delta", "data"))
     p.add_argument("--report", default=None, help=f"the PDF report (default: {DEFAULT_REPORT}; 'none' to skip)")
     p.add_argument("--json", default=None, help="write the JSON report here (- = stdout)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr and no summary on stdout")
     p.set_defaults(handler=command_program)
 
 
@@ -56,8 +62,8 @@ def command_program(args: argparse.Namespace) -> int:
     args.report = args.report or DEFAULT_REPORT
     if args.report.lower() == "none":
         args.report = None
-    run = program_files(args.target, values, args.report, args.json)
-    if args.json != "-":
+    run = program_files(args.target, values, args.report, args.json, progress=not args.quiet)
+    if args.json != "-" and not args.quiet:
         print_out(_summary(run, args))
         if args.report:
             print_out(f"  report: {shown(args.report)}")
@@ -65,7 +71,8 @@ def command_program(args: argparse.Namespace) -> int:
 
 
 def _summary(run, args: argparse.Namespace) -> str:
-    """One line per check: the verdict and the start of its note."""
+    """One line per check, its verdict and its whole note, wrapped at :data:`SUMMARY_WIDTH` between words (a note
+    cut at a fixed length ended mid-sentence: "…holds for")."""
     claim = run.parameters
     lines = [
         f"pdp-audit program {shown(args.target)}: {run.verdict.upper()} (claim ε = {claim.get('epsilon')}, "
@@ -73,7 +80,20 @@ def _summary(run, args: argparse.Namespace) -> str:
     ]
     for check in run.checks:
         p = "" if check.pvalue is None else f" p = {check.pvalue:.3g}"
-        lines.append(f"  {check.id}: {check.verdict}{p}  {check.note[:300]}")
+        lines.append(wrapped(f"  {check.id}: {check.verdict}{p}  {check.note}"))
     if claim.get("scope"):  # what the verdict is about: the float program, or its primitives' real-valued laws
         lines.append(f"  scope: {claim['scope']}")
     return "\n".join(lines)
+
+
+def wrapped(line: str) -> str:
+    """``line`` as lines of at most :data:`SUMMARY_WIDTH` characters, broken between words only (a word longer than a
+    line -- a path, a number -- stands whole on its own line), continued under the verdict."""
+    return textwrap.fill(
+        line,
+        width=SUMMARY_WIDTH,
+        subsequent_indent=CONTINUED,
+        break_long_words=False,
+        break_on_hyphens=False,
+        drop_whitespace=True,
+    )

@@ -60,6 +60,7 @@ def add_parser(subparsers) -> None:
         default=None,
         help="write the JSON to this path and print a readable line instead (- = stdout, the default)",
     )
+    p.add_argument("--quiet", action="store_true", help="no summary on stdout (--json PATH: no readable line)")
     p.set_defaults(handler=command_tau)
 
 
@@ -94,6 +95,6 @@ def command_tau(args: argparse.Namespace) -> int:
 
     validate(args)
     result = tau_file(args)
-    if args.json not in (None, "-"):
+    if args.json not in (None, "-") and not args.quiet:
         print_out(describe(result))
     return 0
