@@ -16,6 +16,7 @@ from pdp_audit.audits.program import (
     step_laws,
     trace,
 )
+from pdp_audit.audits.program.events import Located
 from pdp_audit.audits.program.findings import Unaccounted
 from pdp_audit.audits.program.results import PairResult
 
@@ -35,7 +36,7 @@ def steps_of(
     for j in _stepped(c, found):
         element, shift, source = found.elements[j], float(c.shifts[j]), c.source[j]
         if source == "landing":
-            label = f"{recorded.calls[element.call].kind}[{element.index}] read through a rounding"
+            label = f"{recorded.calls[element.call].name}[{element.index}] read through a rounding"
             lower = rounded_steps.lower_step(c.landings[j], epsilon, element.call, label)
             carried += [lower] if lower is not None else []
             upper = rounded_steps.upper_step(c.landings[j], element.call, label)
@@ -54,14 +55,14 @@ def steps_of(
         if shift == 0 and source != "none" and not exact:  # read as unmoved: :func:`.exact_shifts.unmoved`
             continue
         call = recorded.calls[element.call]
-        label = f"{call.kind}[{element.index}]"
+        label = f"{call.name}[{element.index}]"
         if source == "none" or math.isnan(shift):
-            if element.law is not None or call.kind in ("gumbel", "logistic"):
+            if element.law is not None or isinstance(call, Located) and call.law is None:  # gumbel, logistic
                 unaccounted.append(Unaccounted(element.call, label, _not_visible(found)))
             continue
         scale = element.scale
         if element.law is None:
-            unaccounted.append(_no_law(element.call, label, call.kind, (shift, scale)))
+            unaccounted.append(_no_law(element.call, label, call.name, (shift, scale)))
             continue
         if exact is not None and scale > 0:
             shift = float(exact)

@@ -2,9 +2,10 @@
 
 A program ``program(data, rng)`` draws its randomness from ``rng``.  It is handed a :class:`RecordingGenerator` -- a
 ``numpy.random.Generator`` whose public methods are wrapped -- and, while it runs, diffprivlib's mechanisms and
-OpenDP's measurements are wrapped too (:mod:`~pdp_audit.audits.program.libraries`).  Each primitive call becomes
-a :class:`Call`: its kind, its parameters, the value it is applied to where the call shows it (``loc`` of a location
-family, ``p`` of ``choice``, the value given to ``randomise``), the shape of its output and the noise it drew.
+OpenDP's measurements are wrapped too (:mod:`~pdp_audit.audits.program.libraries`).  Each primitive call becomes a
+frozen event (:mod:`.events`), built whole: its kind, its parameters, the value it is applied to where the call shows
+it (``loc`` of a location family, ``p`` of ``choice``, the value given to ``randomise``), the shape of its output and
+the noise it drew.
 
 **Replay** (the grey-box idea of Cebere, Erb, Desfontaines, Bellet & Fitzsimons, PETS 2026, §4, realised here
 without decorators): the program runs again, on a neighbouring dataset D′, and every primitive returns the noise
@@ -25,14 +26,16 @@ import math
 import os
 import sys
 import traceback
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar, cast
 
 import numpy as np
 
 from pdp_audit.audits.program import file_reads
+from pdp_audit.audits.program.events import Choice, Draw, Event, Located, Unrecorded
 from pdp_audit.audits.program.forked_notes import ForkedNote
 
+#: An event of one class: a replay's call and the recorded one it stands for.
+AnEvent = TypeVar("AnEvent", bound=Event)
 #: Location-scale families: ``method(loc, scale, size)``; the noise recorded is ``output − loc``.
 LOCATION_FAMILIES = ("laplace", "normal", "gumbel", "logistic")
 #: The noise law of each location family as the accounting knows it (None: no exact privacy-loss law here).
@@ -46,21 +49,6 @@ NOT_RECORDED = (
     "randomness the audit does not record that rarely changes the release (compiled code, the clock, hash seed) -- "
     "a replay on D, here or in a fresh process, shows the rest"
 )
-
-
-@dataclass(frozen=True)
-class Unrecorded:
-    """A randomness source a run used whose draws are not recorded: ``what`` (``np.random.seed(0)``,
-    ``os.urandom``), ``why`` (one line), the program's line that used it, and ``undecided``: the source cannot be
-    replayed, so the record is not reproducible (a fixed seed is replayable: the same draws on every run)."""
-
-    what: str
-    why: str
-    line: str
-    undecided: bool
-
-    def __str__(self) -> str:
-        return f"{self.what}{f' at {self.line}' if self.line else ''}: {self.why}"
 
 
 #: Why a copy or a saved state of a recorded stream keeps the claim undecided (:class:`WatchedPCG64`).
@@ -104,7 +92,7 @@ class Divergence(BaseException):
         return f"{self}{f' (at {self.line})' if self.line else ''}"
 
 
-def moved(expected: dict, given: dict) -> float:
+def moved(expected: Mapping[str, Any], given: Mapping[str, Any]) -> float:
     """How far a call's numeric parameters moved, in [0, 1): m/(1 + m) for m the largest relative change |b − a|/|a|
     over the finite parameters that differ (|b| where a = 0; 0 where none is).  Not a privacy loss: an order among
     divergences (the witness the black box confirms first is the pair whose mechanism was re-parameterised most -- a
@@ -120,39 +108,6 @@ def moved(expected: dict, given: dict) -> float:
         change = abs(y - x) / abs(x) if x != 0 else abs(y)
         largest = max(largest, change) if math.isfinite(change) else largest
     return largest / (1.0 + largest)
-
-
-@dataclass
-class Call:
-    """One primitive call: ``kind`` (``laplace``, ``choice``, ``diffprivlib.Laplace`` …), its ``parameters``
-    (compared on replay), the ``value`` it is applied to (None where the call shows none), the ``shape`` of its
-    output and the ``noise`` it drew (``output − loc`` for a location family, the index for ``choice``, else the
-    output); ``scale``: the noise's scale where it has one; ``law``: the exact law the accounting knows for it."""
-
-    kind: str
-    parameters: dict
-    value: Any
-    shape: tuple
-    noise: Any
-    scale: Any = None
-    law: str | None = None
-    details: dict = field(default_factory=dict)
-
-    def signature(self) -> str:
-        """What a replay must repeat: kind, shape and parameters, as one line."""
-        shown = ", ".join(f"{k}={_short(v)}" for k, v in sorted(self.parameters.items()))
-        return f"{self.kind}(shape={self.shape}{', ' if shown else ''}{shown})"
-
-
-def _short(value: Any) -> str:
-    array = np.asarray(value) if not isinstance(value, str) else None
-    if array is not None and array.ndim == 0 and array.dtype.kind in "biuf":  # a number, not "array(1.)"
-        return f"{array.item():.6g}"
-    if array is not None and array.ndim > 0:
-        if array.size <= 4:
-            return np.array2string(array, precision=6, separator=",")
-        return f"array{array.shape}"
-    return repr(value) if not isinstance(value, float) else f"{value:.6g}"
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -178,10 +133,10 @@ class Tape:
     location family's recorded noise).  A tape is live while its run is under way (:meth:`running`), in the process
     that made it: a draw anywhere else is not the run's (:attr:`depth`)."""
 
-    def __init__(self, calls: list[Call] | None = None, perturb: dict[int, np.ndarray] | None = None):
+    def __init__(self, calls: Sequence[Event] | None = None, perturb: dict[int, np.ndarray] | None = None):
         self.recording = calls is None
-        self.recorded: list[Call] = [] if calls is None else calls
-        self.replayed: list[Call] = []
+        self.recorded: list[Event] = [] if calls is None else list(calls)
+        self.replayed: list[Event] = []
         self.perturb = perturb or {}
         self._depth = 0  # > 0 inside a wrapped library primitive: its own draws are not primitives of the program
         self.pid = os.getpid()
@@ -202,7 +157,7 @@ class Tape:
         if self._depth:
             return self._depth
         if self.pid != os.getpid():
-            DRAWN_ELSEWHERE.post(_program_line())
+            DRAWN_ELSEWHERE.post(program_line())
             return 1
         return 1 if self.closed else 0
 
@@ -218,29 +173,30 @@ class Tape:
             self.recorded = []
         self.replayed, self.rescaled, self.unrecorded, self._depth = [], [], [], 0
 
-    def next_call(self, call: Call, soft: tuple[str, ...] = ()) -> Call:
+    def next_call(self, call: AnEvent, soft: tuple[str, ...] = ()) -> AnEvent:
         """The recorded call this replayed ``call`` stands for (kind, shape and parameters checked; a parameter of
-        ``soft`` may differ: the call is then noted in :attr:`rescaled`)."""
+        ``soft`` may differ: the call is then noted in :attr:`rescaled`); the replay's call, with the recorded draw,
+        joins :attr:`replayed`."""
         index = len(self.replayed)
         if index >= len(self.recorded):
-            raise Divergence(index, "no further call", call.signature(), line=_program_line())
+            raise Divergence(index, "no further call", call.signature(), line=program_line())
         recorded = self.recorded[index]
         expected, given = recorded.parameters, call.parameters
         if (
-            recorded.kind != call.kind
+            recorded.name != call.name
+            or type(recorded) is not type(call)
             or expected.keys() != given.keys()
             or (call.shape is not None and recorded.shape != call.shape)
         ):
-            raise Divergence(index, recorded.signature(), call.signature(), line=_program_line())
+            raise Divergence(index, recorded.signature(), call.signature(), line=program_line())
         differing = [k for k, v in expected.items() if not _same(v, given[k])]
         if differing:
             if any(k not in soft for k in differing):
                 moved_by = moved(expected, given)
-                raise Divergence(index, recorded.signature(), call.signature(), moved_by, _program_line())
+                raise Divergence(index, recorded.signature(), call.signature(), moved_by, program_line())
             self.rescaled.append((index, recorded.signature(), call.signature()))
-        call.noise, call.shape = recorded.noise, recorded.shape
-        self.replayed.append(call)
-        return recorded
+        self.replayed.append(call.replayed(recorded))
+        return cast(AnEvent, recorded)  # of the call's class, checked above
 
     def note(self, found: Unrecorded) -> None:
         """Note an unrecorded source (once per source and line): on the run under way where this tape's has ended,
@@ -253,10 +209,9 @@ class Tape:
         if found not in self.unrecorded:
             self.unrecorded.append(found)
 
-    def keep(self, call: Call) -> None:
-        """A call of the recording run, with the line of the program that made it (``details["line"]``, where the
-        report points a reader: ``file.py:12``): read on the recording runs only, never on a replay."""
-        call.details["line"] = _program_line()
+    def keep(self, call: Event) -> None:
+        """A call of the recording run, made with the line of the program that made it (:func:`program_line`,
+        where the report points a reader: ``file.py:12``): read on the recording runs only, never on a replay."""
         self.recorded.append(call)
 
     @contextlib.contextmanager
@@ -277,7 +232,7 @@ class Tape:
         if not self.recording and len(self.replayed) < len(self.recorded):
             index = len(self.replayed)
             missing = self.recorded[index]
-            raise Divergence(index, missing.signature(), "no further call", line=missing.details.get("line", ""))
+            raise Divergence(index, missing.signature(), "no further call", line=missing.line)
 
 
 #: The tapes whose runs are under way, the innermost last (:meth:`Tape.running`).
@@ -322,7 +277,7 @@ _NOT_THE_PROGRAM = (
 _STANDARD = frozenset(sys.stdlib_module_names)
 
 
-def _program_line() -> str:
+def program_line() -> str:
     """``file.py:line`` of the innermost frame outside :data:`_NOT_THE_PROGRAM` and the standard library (the
     program's own call of the primitive, or of the library that made it), or "" where there is none."""
     for frame, line in traceback.walk_stack(None):
@@ -369,7 +324,7 @@ class WatchedPCG64(np.random.PCG64):
 
     def _noted(self, what: str) -> None:
         if self.owner is not None:
-            self.owner._tape.note(Unrecorded(f"rng.bit_generator.{what}", REPEATED, _program_line(), True))
+            self.owner._tape.note(Unrecorded(f"rng.bit_generator.{what}", REPEATED, program_line(), True))
 
     @property  # type: ignore[override]
     def state(self) -> dict:
@@ -442,21 +397,20 @@ class RecordingGenerator(np.random.Generator):
         # copies (the caller may change its arrays after the call); the scale's one copy is both the parameter
         # compared on replay and the noise's scale (neither is changed in place)
         scales = np.array(scale, dtype=float)
-        call = Call(kind, {"scale": scales}, np.array(loc, dtype=float), shape, None, scales, NOISE_LAW[kind])
+        value, law = np.array(loc, dtype=float), NOISE_LAW[kind]
         if tape.recording:
             with tape.inside():
                 noise = np.asarray(getattr(np.random.Generator, kind)(self, 0.0, scale, shape or None), dtype=float)
-            call.noise = noise
-            tape.keep(call)
+            tape.keep(Located(kind, {"scale": scales}, shape, noise, value, scales, law, line=program_line()))
         else:  # a scale alone may differ: the recorded standardised noise, at the replayed scale
-            recorded = tape.next_call(call, soft=("scale",))
-            noise = tape.noise(len(tape.replayed) - 1, call.noise)
+            recorded = tape.next_call(Located(kind, {"scale": scales}, shape, None, value, scales, law), ("scale",))
+            noise = tape.noise(len(tape.replayed) - 1, recorded.noise)
             old = recorded.scale
             moved = old.item() != scales.item() if old.ndim == 0 == scales.ndim else not np.array_equal(old, scales)
             if moved:
                 with np.errstate(all="ignore"):
                     noise = np.where(old > 0, noise * scales / np.where(old > 0, old, 1.0), 0.0)
-        values = call.value + noise
+        values = value + noise
         # numpy's convention: a Python float where no size was asked and the parameters are scalars
         return float(values) if size is None and not shape else values
 
@@ -486,21 +440,13 @@ class RecordingGenerator(np.random.Generator):
         population = int(a) if np.ndim(a) == 0 and np.issubdtype(np.asarray(a).dtype, np.integer) else len(a)
         parameters = {"population": population, "replace": bool(replace), "axis": axis, "weighted": p is not None}
         probabilities = None if p is None else np.asarray(p, dtype=float).copy()
-        call = Call(
-            "choice",
-            parameters,
-            probabilities,
-            _size_shape(size),
-            None,
-            law="discrete" if p is not None else "uniform-choice",
-        )
+        shape, law = _size_shape(size), "discrete" if p is not None else "uniform-choice"
         if tape.recording:
             with tape.inside():
-                call.noise = np.asarray(super().choice(population, size, replace, p, 0, shuffle))
-            tape.keep(call)
+                index = np.asarray(super().choice(population, size, replace, p, 0, shuffle))
+            tape.keep(Choice("choice", parameters, shape, index, probabilities, law=law, line=program_line()))
         else:
-            tape.next_call(call)
-        index = call.noise
+            index = tape.next_call(Choice("choice", parameters, shape, None, probabilities, law=law)).noise
         if np.ndim(a) == 0 and np.issubdtype(np.asarray(a).dtype, np.integer):
             return copied(index) if size is not None else int(index)
         return np.take(np.asarray(a), index, axis=axis)
@@ -510,14 +456,14 @@ class RecordingGenerator(np.random.Generator):
         if tape.depth:
             return super().permutation(x, axis)
         n = int(x) if np.ndim(x) == 0 else np.shape(x)[axis]
-        call = Call("permutation", {"n": n, "axis": axis}, None, (n,), None)
+        parameters = {"n": n, "axis": axis}
         if tape.recording:
             with tape.inside():
-                call.noise = super().permutation(n)
-            tape.keep(call)
+                order = super().permutation(n)
+            tape.keep(Draw("permutation", parameters, (n,), order, line=program_line()))
         else:
-            tape.next_call(call)
-        return copied(call.noise) if np.ndim(x) == 0 else np.take(np.asarray(x), call.noise, axis=axis)
+            order = tape.next_call(Draw("permutation", parameters, (n,), None)).noise
+        return copied(order) if np.ndim(x) == 0 else np.take(np.asarray(x), order, axis=axis)
 
     def shuffle(self, x, axis=0):  # type: ignore[override]
         if self._tape.depth:  # numpy's permutation shuffles through this method: its own draw, not a call
@@ -542,18 +488,15 @@ def _generic(name: str) -> Callable:
             return base(self, *args, **kwargs)
         parameters = {f"arg{i}": copied(a) for i, a in enumerate(args)}
         parameters.update({k: copied(v) for k, v in kwargs.items()})
-        call = Call(name, parameters, None, None, None)  # type: ignore[arg-type]  # its shape: the output's
         if tape.recording:
             with tape.inside():
                 output = base(self, *args, **kwargs)
             # the record keeps its own copy and each run gets one: a program may change its draws in place
             # (SmartNoise's inverse-CDF Laplace writes its noise over its uniform draws), and the same recorded
             # array handed to every replay would then reach the next one changed
-            call.noise, call.shape = copied(output), np.shape(output)
-            tape.keep(call)
+            tape.keep(Draw(name, parameters, np.shape(output), copied(output), line=program_line()))
             return output
-        tape.next_call(call)
-        return copied(call.noise)
+        return copied(tape.next_call(Draw(name, parameters, None, None)).noise)  # its shape: the output's
 
     method.__name__ = name
     method.__doc__ = base.__doc__
