@@ -128,7 +128,7 @@ def _sendable(call: Event, dumps: Callable[[Any], bytes]) -> Event:
     """``call`` without the library's objects it notes that cannot be pickled (an OpenDP measurement: ctypes
     pointers), which the audit reads here (the measurement's privacy map), never the replay: a replay that needed
     one would raise there, and the fresh process's answer would be undecided, never a certificate."""
-    dropped: dict[str, None] = {}
+    dropped: dict[str, Any] = {}
     for name in (f.name for f in dataclasses.fields(call) if f.name in _LIBRARY_NOTES):
         try:
             dumps(getattr(call, name))

@@ -13,6 +13,7 @@ additive mechanism (``value′ + z``, the grey-box idea of Cebere, Erb, Desfonta
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import sys
 from typing import Any, Callable, Iterator
@@ -128,17 +129,17 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
         law = entry[1] if entry is not None and entry[0]() is measured else None
         if law is not None:
             parameters["scale"] = law["scale"]
-        given = copied(arg)
+        asked = Compiled(OPENDP, parameters, (), None, input=copied(arg), measurement=measured)
         if tape.recording:
             with tape.inside():
                 output = answer() if answer is not None else originals["__call__"](self, whole)
                 frame = opendp_frames.collected(output)
-            made = _compiled(parameters, (given, measured, arg), output, frame, law)
-            tape.keep(made)
+            made = _compiled(asked, arg, output, frame, law)
+            tape.recorded.append(made)
             if made.once:  # a Polars release, collected once: the program gets a handle over the frame
                 return opendp_frames.handed(frame)
             return interactive(output, whole) if made.interactive else output
-        before = tape.next_call(Compiled(OPENDP, parameters, (), None, input=given, measurement=measured))
+        before = tape.next_call(asked)
         if before.interactive:
             with tape.inside():
                 return interactive(originals["__call__"](self, whole), whole)
@@ -189,33 +190,21 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
 OPENDP = "opendp.Measurement"
 
 
-def _compiled(parameters: dict, called: tuple[Any, Any, Any], output: Any, frame: Any, law: Any) -> Compiled:
-    """The event of an OpenDP measurement's call on the recording run (``called``: its argument as copied, the
-    measurement, its argument): a Polars frame collected ``once``; an ``interactive`` measurement's queryable; an
-    additive one's noise ``output − arg``, shifted by a probe like a location family's, with its constructor's law;
-    else its output."""
-    given, measured, arg = called
+def _compiled(asked: Compiled, arg: Any, output: Any, frame: Any, law: Any) -> Compiled:
+    """The event of an OpenDP measurement's call (``asked``) on the recording run: a Polars frame collected
+    ``once``; an ``interactive`` measurement's queryable; an additive one's noise ``output − arg``, shifted by a probe
+    like a location family's, with its constructor's law; else its output."""
     line = program_line()
     if frame is not None:
-        return Compiled(OPENDP, parameters, (), frame, input=given, measurement=measured, once=True, line=line)
+        return dataclasses.replace(asked, noise=frame, once=True, line=line)
     if _queryable(output):
-        return Compiled(OPENDP, parameters, (), output, input=given, measurement=measured, interactive=True, line=line)
-    additive = _additive(arg, output)
-    if additive is None:
-        return Compiled(OPENDP, parameters, (), output, input=given, measurement=measured, line=line)
-    return Compiled(
-        OPENDP,
-        parameters,
-        (),
-        additive,
-        scale=np.ones(np.shape(additive)),
-        law="library",
-        lattice=opendp_chains.integers(output),
-        line=line,
-        input=given,
-        output=output,
-        measurement=measured,
-        noise_law=law,
+        return dataclasses.replace(asked, noise=output, interactive=True, line=line)
+    noise = _additive(arg, output)
+    if noise is None:
+        return dataclasses.replace(asked, noise=output, line=line)
+    lattice, ones = opendp_chains.integers(output), np.ones(np.shape(noise))
+    return dataclasses.replace(
+        asked, noise=noise, scale=ones, law="library", lattice=lattice, line=line, output=output, noise_law=law
     )
 
 
@@ -391,33 +380,20 @@ def _wrapped_randomise(name: str, original: Callable, current: Callable[[], Tape
         declared = {k: parameters[k] for k in ("epsilon", "delta", "sensitivity")}
         noted = ("candidates", "measure", "monotonic")
         selecting = {k: copied(getattr(self, k, None)) for k in noted} if name in SELECTING else None
-
-        def event(noise: Any, given: Any, output: Any = None, line: str = "") -> Mechanism:
-            shown = value if additive else None
-            return Mechanism(
-                f"diffprivlib.{name}",
-                parameters,
-                (),
-                noise,
-                shown,
-                scale,
-                law,
-                line=line,
-                input=given,
-                output=output,
-                declared=declared,
-                selecting=selecting,
-            )
-
+        shown = value if additive else None
+        asked = Mechanism(
+            f"diffprivlib.{name}", parameters, (), None, shown, scale, law, declared=declared, selecting=selecting
+        )
         if tape.recording:
             with tape.inside():
                 output = original(self, *args, **kwargs)
             noise = float(output) - float(value) if additive else output
             given = None if additive else _mechanism_input(self, name, value)
-            tape.keep(event(noise, given, output, program_line()))
+            made = dataclasses.replace(asked, noise=noise, line=program_line(), input=given, output=output)
+            tape.recorded.append(made)
             return output
-        asked = event(None, None if additive else _mechanism_input(self, name, value))
-        recorded = tape.next_call(asked)
+        given = None if additive else _mechanism_input(self, name, value)
+        recorded = tape.next_call(dataclasses.replace(asked, input=given) if given is not None else asked)
         if not additive:
             return recorded.noise
         unshifted = np.asarray(recorded.noise, dtype=float)

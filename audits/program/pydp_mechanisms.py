@@ -26,6 +26,7 @@ value moved by more than the declared sensitivity, or not finite, leaves the cal
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -113,28 +114,18 @@ def _recorded(method: str, original: Callable, current: Callable[[], Tape]) -> C
         budget = declared(self, name)
         parameters: dict[str, Any] = dict(budget)
         parameters.update({f"argument {i}": a for i, a in enumerate(args[1:], 1)}, **kwargs)
-        kind = f"pydp.{name}.{method}"
+        asked = Mechanism(f"pydp.{name}.{method}", parameters, (), None, input=value, declared=budget)
         if tape.recording:
             with tape.inside():
                 output = original(self, *args, **kwargs)
             noise = float(output) - float(value) if _number(value) and _number(output) else None
-            shifted = method == "add_noise" and noise is not None and bool(np.isfinite(noise))  # else: the output
-            made = Mechanism(
-                kind,
-                parameters,
-                (),
-                np.asarray(noise) if shifted else output,
-                scale=np.ones(()) if shifted else None,
-                law="library" if shifted else None,
-                lattice=shifted and opendp_chains.integers(output),
-                line=program_line(),
-                input=value,
-                output=output,
-                declared=budget,
-            )
-            tape.keep(made)
+            drawn: dict[str, Any] = {"noise": output}  # else: the output as recorded
+            if method == "add_noise" and noise is not None and np.isfinite(noise):
+                ones, lattice = np.ones(()), opendp_chains.integers(output)
+                drawn = {"noise": np.asarray(noise), "scale": ones, "law": "library", "lattice": lattice}
+            tape.recorded.append(dataclasses.replace(asked, output=output, line=program_line(), **drawn))
             return output
-        before = tape.next_call(Mechanism(kind, parameters, (), None, input=value, declared=budget))
+        before = tape.next_call(asked)
         if before.law != "library" or not _number(value):
             return before.noise
         unshifted = np.asarray(before.noise, dtype=float)

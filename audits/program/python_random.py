@@ -10,7 +10,7 @@ from typing import Any, Callable, Protocol
 import numpy as np
 
 from pdp_audit.audits.program.events import Draw
-from pdp_audit.audits.program.recorder import REPEATED, SAVED, Tape, program_line
+from pdp_audit.audits.program.recorder import REPEATED, SAVED, Tape
 
 #: Python's real functions and ``Random``, as it defines them (captured at import, before any session).
 PYTHON = {name: getattr(random, name) for name in random.__all__}
@@ -114,9 +114,4 @@ def _recorded(tape: Tape | None, kind: str, parameters: dict, draw: Callable[[],
     methods are; inside a recorded library primitive (or with no tape), drawn as it is."""
     if tape is None or tape.depth:
         return draw()
-    if tape.recording:
-        with tape.inside():
-            output = draw()
-        tape.keep(Draw(kind, parameters, np.shape(output), output, line=program_line()))
-        return output
-    return tape.next_call(Draw(kind, parameters, None, None)).noise  # its shape: the output's
+    return tape.made(Draw(kind, parameters, None, None), draw).noise

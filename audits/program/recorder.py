@@ -22,6 +22,7 @@ which release coordinates carry that noise additively (:mod:`pdp_audit.audits.pr
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import os
 import sys
@@ -36,12 +37,9 @@ from pdp_audit.audits.program.forked_notes import ForkedNote
 
 #: An event of one class: a replay's call and the recorded one it stands for.
 AnEvent = TypeVar("AnEvent", bound=Event)
-#: Location-scale families: ``method(loc, scale, size)``; the noise recorded is ``output − loc``.
-LOCATION_FAMILIES = ("laplace", "normal", "gumbel", "logistic")
-#: The noise law of each location family as the accounting knows it (None: no exact privacy-loss law here).
+#: The noise law of each location-scale family as the accounting knows it (None: no exact privacy-loss law here):
+#: ``method(loc, scale, size)``, its noise ``output − loc``.
 NOISE_LAW = {"laplace": "laplace", "normal": "gaussian", "gumbel": None, "logistic": None}
-#: Methods whose output is a reordering or a sample of an input array (the array is data, not a parameter).
-_WITH_DATA = ("choice", "permutation", "shuffle", "permuted")
 #: Methods never wrapped: not randomness (``bit_generator``) or a new generator (``spawn``, refused on record).
 _UNWRAPPED = ("bit_generator",)
 #: Randomness the recorder cannot see: the certificate says so.
@@ -209,10 +207,19 @@ class Tape:
         if found not in self.unrecorded:
             self.unrecorded.append(found)
 
-    def keep(self, call: Event) -> None:
-        """A call of the recording run, made with the line of the program that made it (:func:`program_line`,
-        where the report points a reader: ``file.py:12``): read on the recording runs only, never on a replay."""
-        self.recorded.append(call)
+    def made(self, asked: AnEvent, draw: Callable[[], Any], soft: tuple[str, ...] = ()) -> AnEvent:
+        """The event of the call ``asked`` (its noise None): on a recording run ``draw()`` -- the primitive's own
+        draws, no calls of the program -- is its noise (its shape the noise's where ``asked`` shows none), and the
+        event joins the record with the program's line that made it (``file.py:12``, where the report points a
+        reader); on a replay, the recorded event it stands for (:meth:`next_call`)."""
+        if not self.recording:
+            return self.next_call(asked, soft)
+        with self.inside():
+            noise = draw()
+        shape = np.shape(noise) if asked.shape is None else asked.shape
+        made = dataclasses.replace(asked, noise=noise, shape=shape, line=program_line())
+        self.recorded.append(made)
+        return made
 
     @contextlib.contextmanager
     def inside(self) -> Iterator[None]:
@@ -397,14 +404,15 @@ class RecordingGenerator(np.random.Generator):
         # copies (the caller may change its arrays after the call); the scale's one copy is both the parameter
         # compared on replay and the noise's scale (neither is changed in place)
         scales = np.array(scale, dtype=float)
-        value, law = np.array(loc, dtype=float), NOISE_LAW[kind]
-        if tape.recording:
-            with tape.inside():
-                noise = np.asarray(getattr(np.random.Generator, kind)(self, 0.0, scale, shape or None), dtype=float)
-            tape.keep(Located(kind, {"scale": scales}, shape, noise, value, scales, law, line=program_line()))
-        else:  # a scale alone may differ: the recorded standardised noise, at the replayed scale
-            recorded = tape.next_call(Located(kind, {"scale": scales}, shape, None, value, scales, law), ("scale",))
-            noise = tape.noise(len(tape.replayed) - 1, recorded.noise)
+        value = np.array(loc, dtype=float)
+        asked = Located(kind, {"scale": scales}, shape, None, value, scales, NOISE_LAW[kind])
+        sample = getattr(np.random.Generator, kind)
+        recorded = tape.made(
+            asked, lambda: np.asarray(sample(self, 0.0, scale, shape or None), dtype=float), ("scale",)
+        )
+        noise = recorded.noise
+        if not tape.recording:  # a scale alone may differ: the recorded standardised noise, at the replayed scale
+            noise = tape.noise(len(tape.replayed) - 1, noise)
             old = recorded.scale
             moved = old.item() != scales.item() if old.ndim == 0 == scales.ndim else not np.array_equal(old, scales)
             if moved:
@@ -440,13 +448,10 @@ class RecordingGenerator(np.random.Generator):
         population = int(a) if np.ndim(a) == 0 and np.issubdtype(np.asarray(a).dtype, np.integer) else len(a)
         parameters = {"population": population, "replace": bool(replace), "axis": axis, "weighted": p is not None}
         probabilities = None if p is None else np.asarray(p, dtype=float).copy()
-        shape, law = _size_shape(size), "discrete" if p is not None else "uniform-choice"
-        if tape.recording:
-            with tape.inside():
-                index = np.asarray(super().choice(population, size, replace, p, 0, shuffle))
-            tape.keep(Choice("choice", parameters, shape, index, probabilities, law=law, line=program_line()))
-        else:
-            index = tape.next_call(Choice("choice", parameters, shape, None, probabilities, law=law)).noise
+        law = "discrete" if p is not None else "uniform-choice"
+        asked = Choice("choice", parameters, _size_shape(size), None, probabilities, law=law)
+        sample = np.random.Generator.choice
+        index = tape.made(asked, lambda: np.asarray(sample(self, population, size, replace, p, 0, shuffle))).noise
         if np.ndim(a) == 0 and np.issubdtype(np.asarray(a).dtype, np.integer):
             return copied(index) if size is not None else int(index)
         return np.take(np.asarray(a), index, axis=axis)
@@ -456,13 +461,8 @@ class RecordingGenerator(np.random.Generator):
         if tape.depth:
             return super().permutation(x, axis)
         n = int(x) if np.ndim(x) == 0 else np.shape(x)[axis]
-        parameters = {"n": n, "axis": axis}
-        if tape.recording:
-            with tape.inside():
-                order = super().permutation(n)
-            tape.keep(Draw("permutation", parameters, (n,), order, line=program_line()))
-        else:
-            order = tape.next_call(Draw("permutation", parameters, (n,), None)).noise
+        asked = Draw("permutation", {"n": n, "axis": axis}, (n,), None)
+        order = tape.made(asked, lambda: np.random.Generator.permutation(self, n)).noise
         return copied(order) if np.ndim(x) == 0 else np.take(np.asarray(x), order, axis=axis)
 
     def shuffle(self, x, axis=0):  # type: ignore[override]
@@ -488,15 +488,11 @@ def _generic(name: str) -> Callable:
             return base(self, *args, **kwargs)
         parameters = {f"arg{i}": copied(a) for i, a in enumerate(args)}
         parameters.update({k: copied(v) for k, v in kwargs.items()})
-        if tape.recording:
-            with tape.inside():
-                output = base(self, *args, **kwargs)
-            # the record keeps its own copy and each run gets one: a program may change its draws in place
-            # (SmartNoise's inverse-CDF Laplace writes its noise over its uniform draws), and the same recorded
-            # array handed to every replay would then reach the next one changed
-            tape.keep(Draw(name, parameters, np.shape(output), copied(output), line=program_line()))
-            return output
-        return copied(tape.next_call(Draw(name, parameters, None, None)).noise)  # its shape: the output's
+        # the record keeps its own output and each run gets a copy: a program may change its draws in place
+        # (SmartNoise's inverse-CDF Laplace writes its noise over its uniform draws), and the same recorded array
+        # handed to every replay would then reach the next one changed
+        recorded = tape.made(Draw(name, parameters, None, None), lambda: base(self, *args, **kwargs))
+        return copied(recorded.noise)
 
     method.__name__ = name
     method.__doc__ = base.__doc__
