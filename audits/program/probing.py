@@ -46,13 +46,9 @@ def additive_elements(calls: Sequence[Event]) -> tuple[list[Element], list[str]]
             others.append(call.signature())
             continue
         noise = np.atleast_1d(np.asarray(call.noise, dtype=float)).ravel()
-        scales = (
-            np.broadcast_to(
-                np.asarray(call.scale if call.scale is not None else 1.0, dtype=float), np.shape(call.noise)
-            ).ravel()
-            if np.ndim(call.noise)
-            else np.atleast_1d(np.asarray(call.scale if call.scale is not None else 1.0, dtype=float)).ravel()[:1]
-        )
+        scale = np.asarray(call.scale if call.scale is not None else 1.0, dtype=float)
+        shaped = np.ndim(call.noise)
+        scales = np.broadcast_to(scale, np.shape(call.noise)).ravel() if shaped else np.atleast_1d(scale).ravel()[:1]
         for i in range(noise.size):
             elements.append(Element(k, i, float(scales[i]), call.law))
     return elements, others

@@ -406,14 +406,12 @@ class RecordingGenerator(np.random.Generator):
         scales = np.array(scale, dtype=float)
         value = np.array(loc, dtype=float)
         asked = Located(kind, {"scale": scales}, shape, None, value, scales, NOISE_LAW[kind])
-        sample = getattr(np.random.Generator, kind)
-        recorded = tape.made(
-            asked, lambda: np.asarray(sample(self, 0.0, scale, shape or None), dtype=float), ("scale",)
-        )
-        noise = recorded.noise
+        draw = getattr(np.random.Generator, kind)
+        made = tape.made(asked, lambda: np.asarray(draw(self, 0.0, scale, shape or None), dtype=float), ("scale",))
+        noise = made.noise
         if not tape.recording:  # a scale alone may differ: the recorded standardised noise, at the replayed scale
             noise = tape.noise(len(tape.replayed) - 1, noise)
-            old = recorded.scale
+            old = made.scale
             moved = old.item() != scales.item() if old.ndim == 0 == scales.ndim else not np.array_equal(old, scales)
             if moved:
                 with np.errstate(all="ignore"):
