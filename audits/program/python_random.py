@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 import types
 from typing import Any, Callable, Protocol
@@ -114,4 +115,4 @@ def _recorded(tape: Tape | None, kind: str, parameters: dict, draw: Callable[[],
     methods are; inside a recorded library primitive (or with no tape), drawn as it is."""
     if tape is None or tape.depth:
         return draw()
-    return tape.made(Draw(kind, parameters, None, None), draw).noise
+    return tape.made(functools.partial(Draw, kind, parameters), None, draw).noise

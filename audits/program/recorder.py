@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import math
 import os
 import sys
@@ -172,28 +173,37 @@ class Tape:
         self.replayed, self.rescaled, self.unrecorded, self._depth = [], [], [], 0
 
     def next_call(self, call: AnEvent, soft: tuple[str, ...] = ()) -> AnEvent:
-        """The recorded call this replayed ``call`` stands for (kind, shape and parameters checked; a parameter of
-        ``soft`` may differ: the call is then noted in :attr:`rescaled`); the replay's call, with the recorded draw,
-        joins :attr:`replayed`."""
+        """The recorded call this replayed ``call`` stands for (:meth:`_matched`); the replay's call, with the recorded
+        draw, joins :attr:`replayed`."""
+        recorded = self._matched(call, call.shape, soft)
+        self.replayed.append(call.replayed(recorded))
+        return recorded
+
+    def _matched(self, call: AnEvent, shape: tuple | None, soft: tuple[str, ...]) -> AnEvent:
+        """The recorded call the replay's ``call`` stands for: its kind, its ``shape`` as the program asked it (None:
+        its output's) and its parameters checked (a parameter of ``soft`` may differ: the call is then noted in
+        :attr:`rescaled`), else a :class:`Divergence`."""
         index = len(self.replayed)
+
+        def said() -> str:  # the call as the program made it
+            return (call if call.shape == shape else dataclasses.replace(call, shape=shape)).signature()
+
         if index >= len(self.recorded):
-            raise Divergence(index, "no further call", call.signature(), line=program_line())
+            raise Divergence(index, "no further call", said(), line=program_line())
         recorded = self.recorded[index]
         expected, given = recorded.parameters, call.parameters
         if (
             recorded.name != call.name
             or type(recorded) is not type(call)
             or expected.keys() != given.keys()
-            or (call.shape is not None and recorded.shape != call.shape)
+            or (shape is not None and recorded.shape != shape)
         ):
-            raise Divergence(index, recorded.signature(), call.signature(), line=program_line())
+            raise Divergence(index, recorded.signature(), said(), line=program_line())
         differing = [k for k, v in expected.items() if not _same(v, given[k])]
         if differing:
             if any(k not in soft for k in differing):
-                moved_by = moved(expected, given)
-                raise Divergence(index, recorded.signature(), call.signature(), moved_by, program_line())
-            self.rescaled.append((index, recorded.signature(), call.signature()))
-        self.replayed.append(call.replayed(recorded))
+                raise Divergence(index, recorded.signature(), said(), moved(expected, given), program_line())
+            self.rescaled.append((index, recorded.signature(), said()))
         return cast(AnEvent, recorded)  # of the call's class, checked above
 
     def note(self, found: Unrecorded) -> None:
@@ -207,19 +217,26 @@ class Tape:
         if found not in self.unrecorded:
             self.unrecorded.append(found)
 
-    def made(self, asked: AnEvent, draw: Callable[[], Any], soft: tuple[str, ...] = ()) -> AnEvent:
-        """The event of the call ``asked`` (its noise None): on a recording run ``draw()`` -- the primitive's own
-        draws, no calls of the program -- is its noise (its shape the noise's where ``asked`` shows none), and the
+    def made(
+        self, event: Callable[..., AnEvent], shape: tuple | None, draw: Callable[[], Any], soft: tuple[str, ...] = ()
+    ) -> AnEvent:
+        """The event ``event(shape=…, noise=…, line=…)`` of a call whose output has ``shape`` (None: its noise's).
+        On a recording run ``draw()`` -- the primitive's own draws, no calls of the program -- is its noise, and the
         event joins the record with the program's line that made it (``file.py:12``, where the report points a
-        reader); on a replay, the recorded event it stands for (:meth:`next_call`)."""
-        if not self.recording:
-            return self.next_call(asked, soft)
-        with self.inside():
-            noise = draw()
-        shape = np.shape(noise) if asked.shape is None else asked.shape
-        made = dataclasses.replace(asked, noise=noise, shape=shape, line=program_line())
-        self.recorded.append(made)
-        return made
+        reader).  On a replay the event with the recorded draw joins :attr:`replayed`, made once (a replay's calls
+        are the audit's inner loop), and the recorded event it stands for is returned (:meth:`_matched`)."""
+        if self.recording:
+            with self.inside():
+                noise = draw()
+            made = event(shape=np.shape(noise) if shape is None else shape, noise=noise, line=program_line())
+            self.recorded.append(made)
+            return made
+        index = len(self.replayed)
+        recorded = self.recorded[index] if index < len(self.recorded) else None
+        call = event(shape=shape, noise=None) if recorded is None else event(shape=recorded.shape, noise=recorded.noise)
+        matched = self._matched(call, shape, soft)
+        self.replayed.append(call)
+        return matched
 
     @contextlib.contextmanager
     def inside(self) -> Iterator[None]:
@@ -405,9 +422,11 @@ class RecordingGenerator(np.random.Generator):
         # compared on replay and the noise's scale (neither is changed in place)
         scales = np.array(scale, dtype=float)
         value = np.array(loc, dtype=float)
-        asked = Located(kind, {"scale": scales}, shape, None, value, scales, NOISE_LAW[kind])
+        event = functools.partial(Located, kind, {"scale": scales}, value=value, scale=scales, law=NOISE_LAW[kind])
         draw = getattr(np.random.Generator, kind)
-        made = tape.made(asked, lambda: np.asarray(draw(self, 0.0, scale, shape or None), dtype=float), ("scale",))
+        made = tape.made(
+            event, shape, lambda: np.asarray(draw(self, 0.0, scale, shape or None), dtype=float), ("scale",)
+        )
         noise = made.noise
         if not tape.recording:  # a scale alone may differ: the recorded standardised noise, at the replayed scale
             noise = tape.noise(len(tape.replayed) - 1, noise)
@@ -447,9 +466,11 @@ class RecordingGenerator(np.random.Generator):
         parameters = {"population": population, "replace": bool(replace), "axis": axis, "weighted": p is not None}
         probabilities = None if p is None else np.asarray(p, dtype=float).copy()
         law = "discrete" if p is not None else "uniform-choice"
-        asked = Choice("choice", parameters, _size_shape(size), None, probabilities, law=law)
+        event = functools.partial(Choice, "choice", parameters, value=probabilities, law=law)
         sample = np.random.Generator.choice
-        index = tape.made(asked, lambda: np.asarray(sample(self, population, size, replace, p, 0, shuffle))).noise
+        index = tape.made(
+            event, _size_shape(size), lambda: np.asarray(sample(self, population, size, replace, p, 0, shuffle))
+        ).noise
         if np.ndim(a) == 0 and np.issubdtype(np.asarray(a).dtype, np.integer):
             return copied(index) if size is not None else int(index)
         return np.take(np.asarray(a), index, axis=axis)
@@ -459,8 +480,8 @@ class RecordingGenerator(np.random.Generator):
         if tape.depth:
             return super().permutation(x, axis)
         n = int(x) if np.ndim(x) == 0 else np.shape(x)[axis]
-        asked = Draw("permutation", {"n": n, "axis": axis}, (n,), None)
-        order = tape.made(asked, lambda: np.random.Generator.permutation(self, n)).noise
+        event = functools.partial(Draw, "permutation", {"n": n, "axis": axis})
+        order = tape.made(event, (n,), lambda: np.random.Generator.permutation(self, n)).noise
         return copied(order) if np.ndim(x) == 0 else np.take(np.asarray(x), order, axis=axis)
 
     def shuffle(self, x, axis=0):  # type: ignore[override]
@@ -489,7 +510,7 @@ def _generic(name: str) -> Callable:
         # the record keeps its own output and each run gets a copy: a program may change its draws in place
         # (SmartNoise's inverse-CDF Laplace writes its noise over its uniform draws), and the same recorded array
         # handed to every replay would then reach the next one changed
-        recorded = tape.made(Draw(name, parameters, None, None), lambda: base(self, *args, **kwargs))
+        recorded = tape.made(functools.partial(Draw, name, parameters), None, lambda: base(self, *args, **kwargs))
         return copied(recorded.noise)
 
     method.__name__ = name
