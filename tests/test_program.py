@@ -296,7 +296,7 @@ def test_generic_methods_are_recorded_and_replayed():
     tape = Tape()
     drawn = RecordingGenerator(tape, 1).integers(0, 100, size=5)
     replayed = RecordingGenerator(Tape(tape.recorded), 99).integers(0, 100, size=5)
-    assert np.array_equal(drawn, replayed) and tape.recorded[0].kind == "integers"
+    assert np.array_equal(drawn, replayed) and tape.recorded[0].name == "integers"
 
 
 def test_permutation_and_shuffle_are_recorded_and_replayed():
@@ -311,7 +311,7 @@ def test_permutation_and_shuffle_are_recorded_and_replayed():
 
     data = np.ones(3)
     recorded = trace.record(program, data)
-    assert [c.kind for c in recorded.calls] == ["permutation", "permutation"]
+    assert [c.name for c in recorded.calls] == ["permutation", "permutation"]
     again = trace.replay(program, data + 1, recorded.calls)
     assert again.numbers[0] == recorded.numbers[0] + 3 and np.array_equal(again.numbers[1:], recorded.numbers[1:])
 
@@ -337,7 +337,7 @@ def test_diffprivlib_randomise_is_recorded_and_restored():
         return mechanism.randomise(float(np.clip(np.nan_to_num(data), 0, 1).sum()))
 
     recorded = trace.record(program, VALUES)
-    assert [c.kind for c in recorded.calls] == ["diffprivlib.Laplace"] and recorded.calls[0].scale == 1.0
+    assert [c.name for c in recorded.calls] == ["diffprivlib.Laplace"] and recorded.calls[0].scale == 1.0
     assert mechanisms.Laplace.randomise is original
     run = _audit(program, VALUES, {"bounds": (0, 1), "law": "ideal"})
     assert run.verdict == "pass", [(c.id, c.verdict, c.note[:300]) for c in run.checks]

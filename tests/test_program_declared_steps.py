@@ -10,17 +10,16 @@ must be the second.  Exact checks, no chance.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 
+from pdp_audit.audits.program.events import Mechanism
 from pdp_audit.audits.program.findings import rank
 from pdp_audit.audits.program.library_steps import declared_step
 
 
-def _call(value: float, sensitivity: float = 0.0) -> SimpleNamespace:
+def _call(value: float, sensitivity: float = 0.0) -> Mechanism:
     declared = {"epsilon": 1 / 3, "delta": 0.0, "sensitivity": sensitivity}
-    return SimpleNamespace(kind="diffprivlib.LaplaceFolded", details={"declared": declared, "input": np.float64(value)})
+    return Mechanism("diffprivlib.LaplaceFolded", {}, (), None, input=np.float64(value), declared=declared)
 
 
 def test_the_pair_whose_input_moved_furthest_past_its_sensitivity_ranks_first():

@@ -3,12 +3,12 @@ gaussian_bounds`, :func:`pdp_audit.audits.program.accounting.composed_delta`): t
 the lower (what refutes) at the bottom, never at the float μ as read."""
 
 import math
-import types
 from fractions import Fraction
 
 import mpmath
 
 from pdp_audit.audits.program import accounting, gaussian_bounds, library_steps, step_laws
+from pdp_audit.audits.program.events import Compiled
 
 
 def _gaussian(mu: float, low: Fraction, high: Fraction | None) -> step_laws.Gaussian:
@@ -70,7 +70,8 @@ def test_delta_bounds_bracket_an_independent_quadrature():
 def test_an_opendp_law_step_refutes_from_the_bottom_of_its_read_shift():
     """An OpenDP Gaussian's shift read as 1.0 within 0.01 of its exact value: its lower step is taken at 0.99."""
     law = {"constructor": "make_gaussian", "law": "gaussian", "scale": 1.0, "grid": 2.0**-1074}
-    step = library_steps.opendp_law_step(3, 0, types.SimpleNamespace(details={"law": law}), 1.0, 0.01)
+    measured = Compiled("opendp.Measurement", {}, (), None, noise_law=law)
+    step = library_steps.opendp_law_step(3, 0, measured, 1.0, 0.01)
     assert step is not None and step.within == (1 - Fraction(0.01), 1 + Fraction(0.01))
     delta = float(gaussian_bounds.delta_bounds(0.995, 1.0)[0])
     assert not accounting.exceeds(accounting.composed_delta([step], 1.0), delta)

@@ -36,7 +36,7 @@ def test_a_program_not_using_diffprivlib_does_not_import_it(tmp_path):
         from plain import plain
         from pdp_audit.audits.program import trace
         run = trace.record(plain, np.zeros(3))
-        print([c.kind for c in run.calls], "diffprivlib" in sys.modules)
+        print([c.name for c in run.calls], "diffprivlib" in sys.modules)
         """,
         tmp_path,
     )
@@ -63,9 +63,9 @@ def test_a_library_imported_in_the_programs_body_is_wrapped_and_its_version_repo
         from pdp_audit.verify.core.module_fingerprints import libraries
         run = trace.record(lazy, np.zeros(3))
         again = trace.replay(lazy, np.zeros(3), run.calls)
-        called = {c.kind.partition(".")[0] for c in run.calls}.intersection(WRAPPERS)
+        called = {c.name.partition(".")[0] for c in run.calls}.intersection(WRAPPERS)
         found = [(d["name"], d["version"]) for d in libraries([], packages=called)]
-        print([c.kind for c in run.calls], again.numbers.tolist() == run.numbers.tolist(),
+        print([c.name for c in run.calls], again.numbers.tolist() == run.numbers.tolist(),
               found == [("diffprivlib", metadata.version("diffprivlib"))])
         """,
         tmp_path,

@@ -69,7 +69,7 @@ def test_a_module_that_draws_at_import_is_recorded_after_its_import(tmp_path, mo
 
     with trace.Session(program) as session:
         recorded = trace.record(session, DATA)
-        assert [c.kind for c in recorded.calls] == ["laplace"]
+        assert [c.name for c in recorded.calls] == ["laplace"]
         again = trace.replay(session, DATA, recorded.calls)
     assert again.numbers.tolist() == recorded.numbers.tolist()
 

@@ -58,6 +58,6 @@ def test_a_measurement_of_opendp_0_4_is_recorded(opendp_0_4):
     with libraries_wrapped(tape):
         recorded = answer(True)
     (call,) = tape.recorded
-    assert (recorded, call.kind) == (False, "opendp.Measurement")
+    assert (recorded, call.name) == (False, "opendp.Measurement")
     assert call.parameters["input_metric"] == call.parameters["output_measure"] == "unknown"
     assert opendp_0_4.Measurement.__call__ is Measurement.__call__  # given back on leaving

@@ -52,7 +52,7 @@ def test_the_constructors_laws_are_read_and_the_constructors_restored():
         made_outside(1.0)  # made before the block: accounted by its privacy map only
 
     calls = _recorded(program)
-    laws = [c.details.get("law") for c in calls]
+    laws = [c.noise_law for c in calls]
     read = [(law["law"], law["scale"], law["constructor"]) if law else None for law in laws]
     assert read == [
         ("laplace", 0.5, "make_laplace"),

@@ -15,6 +15,8 @@ were undecided, not certified.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -82,8 +84,8 @@ def test_a_flat_region_on_the_neighbour_is_post_processing_not_a_scale():
 
     data = LABELS
     recorded = trace.record(program, data)
-    recorded.calls[0].noise = np.asarray(-0.5)  # 1 − 0.5 > 0 on D, 0 − 0.5 clamped on D′
-    recorded = trace.replay(program, data, recorded.calls)
+    clamped = dataclasses.replace(recorded.calls[0], noise=np.asarray(-0.5))  # 1 − 0.5 > 0 on D, 0 − 0.5 clamped on D′
+    recorded = trace.replay(program, data, [clamped])
     found = probing.probe(program, data, recorded, 0)
     assert found.carrier.tolist() == [0]
     compared = comparison.compare(program, data[data != 2], recorded, found)

@@ -35,11 +35,11 @@ def test_pipeline_dps_noise_is_recorded_with_its_declared_budget():
     with libraries.libraries_wrapped(tape):
         release = spending(SPENDING, np.random.default_rng(0))
     calls = tape.recorded
-    assert [c.kind for c in calls] == ["pydp.LaplaceMechanism.add_noise"] * 6
-    assert all(c.details["declared"] == {"epsilon": 0.5, "delta": 0.0, "sensitivity": 1.0} for c in calls)
+    assert [c.name for c in calls] == ["pydp.LaplaceMechanism.add_noise"] * 6
+    assert all(c.declared == {"epsilon": 0.5, "delta": 0.0, "sensitivity": 1.0} for c in calls)
     # each output is the value given plus the recorded noise, and the release shows it
-    assert [c.details["input"] + float(c.noise) for c in calls] == [c.details["output"] for c in calls]
-    assert sorted(release) == sorted(c.details["output"] for c in calls)
+    assert [c.input + float(c.noise) for c in calls] == [c.output for c in calls]
+    assert sorted(release) == sorted(c.output for c in calls)
     replayed = Tape(calls)
     with libraries.libraries_wrapped(replayed):
         again = spending(SPENDING, np.random.default_rng(1))
@@ -91,6 +91,6 @@ def test_a_partition_selection_is_recorded_with_its_declared_budget():
     with libraries.libraries_wrapped(tape):
         kept(np.array([1.0, 2.0]), np.random.default_rng(0))
     (call,) = tape.recorded
-    assert call.kind == "pydp.TruncatedGeometricPartitionSelectionStrategy.should_keep"
-    assert call.details["declared"] == {"epsilon": 1.0, "delta": 1e-5, "sensitivity": 1.0}
-    assert call.details["input"] == 2 and call.law is None
+    assert call.name == "pydp.TruncatedGeometricPartitionSelectionStrategy.should_keep"
+    assert call.declared == {"epsilon": 1.0, "delta": 1e-5, "sensitivity": 1.0}
+    assert call.input == 2 and call.law is None

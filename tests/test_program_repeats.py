@@ -121,5 +121,5 @@ def test_a_shallow_copy_draws_the_one_stream():
         return [_sum(data) + rng.laplace(0.0, 2.0), _sum(data) + twin.laplace(0.0, 2.0)]
 
     recorded = trace.record(shallow, DATA)
-    assert [c.kind for c in recorded.calls] == ["laplace", "laplace"] and recorded.unrecorded == []
+    assert [c.name for c in recorded.calls] == ["laplace", "laplace"] and recorded.unrecorded == ()
     assert pdp_audit.audit_program(shallow, DATA, 1.0, 0.0, bounds=(0, 1), law="ideal", trials=2000).verdict == "pass"

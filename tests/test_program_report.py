@@ -317,7 +317,7 @@ def test_a_draw_made_inside_pandas_is_placed_at_the_programs_line():
 
     program()
     line = inspect.getsourcelines(program)[1] + 1
-    assert [c.details["line"] for c in tape.recorded] == [f"test_program_report.py:{line}"]
+    assert [c.line for c in tape.recorded] == [f"test_program_report.py:{line}"]
 
 
 def rounded_half_noise_histogram(data, rng):

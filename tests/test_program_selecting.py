@@ -95,7 +95,7 @@ def median(data, rng):
 
 def test_the_global_random_state_reached_directly_is_replayed():
     recorded = trace.record(median, DATA)
-    assert [c.kind for c in recorded.calls] == ["diffprivlib.Exponential"]
+    assert [c.name for c in recorded.calls] == ["diffprivlib.Exponential"]
     again = trace.replay(median, DATA, recorded.calls)
     assert again.numbers.tolist() == recorded.numbers.tolist()
 

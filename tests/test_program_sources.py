@@ -102,8 +102,8 @@ def test_every_way_to_make_a_generator_inside_the_program_is_recorded():
         return _sum(data) + noise
 
     recorded = trace.record(made, DATA)
-    assert [c.kind for c in recorded.calls] == ["laplace", "laplace", "laplace", "normal", "integers", "laplace"]
-    assert recorded.unrecorded == []
+    assert [c.name for c in recorded.calls] == ["laplace", "laplace", "laplace", "normal", "integers", "laplace"]
+    assert recorded.unrecorded == ()
     again = trace.replay(made, DATA, recorded.calls)
     assert again.numbers.tolist() == recorded.numbers.tolist()
 

@@ -114,12 +114,12 @@ def test_every_draw_is_recorded_and_replayed():
         return torch.cat([p.ravel().to(torch.float64) for p in parts]).numpy() + _sum(data, torch.float64).item()
 
     recorded = trace.record(many, DATA)
-    kinds = [c.kind for c in recorded.calls]
+    kinds = [c.name for c in recorded.calls]
     assert kinds == [
         "random", "random", "integers", "permutation", "binomial", "poisson", "choice", "uniform", "exponential",
         "normal", "normal",
     ]  # fmt: skip
-    assert recorded.unrecorded == []
+    assert recorded.unrecorded == ()
     again = trace.replay(many, DATA, recorded.calls)
     assert again.numbers.tolist() == recorded.numbers.tolist()
 

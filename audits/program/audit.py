@@ -53,6 +53,7 @@ from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.audits.program.confirmation import Run
 from pdp_audit.audits.program.decision import confirmation_law, decide, found, not_covered
 from pdp_audit.audits.program.estimated import estimated
+from pdp_audit.audits.program.events import LibraryCall
 from pdp_audit.audits.program.isolated import Isolated
 from pdp_audit.audits.program.libraries import WRAPPERS
 from pdp_audit.audits.program.pages import review_page, shown_pair
@@ -182,7 +183,7 @@ def used_libraries(program: Callable, analysis: Analysis) -> list[dict[str, str]
     """Which version of each library the run saw: the installed distributions the program's module is written on,
     and those whose primitives it called (imported in its body, say), each with its version and the SHA-256 of its
     RECORD (:func:`~pdp_audit.verify.core.module_fingerprints.libraries`)."""
-    called = {c.kind.partition(".")[0] for c in analysis.recorded.calls}
+    called = {c.library for c in analysis.recorded.calls if isinstance(c, LibraryCall)}
     module = sys.modules.get(str(getattr(program, "__module__", "")))
     return libraries([] if module is None else [module], packages=called.intersection(WRAPPERS))
 

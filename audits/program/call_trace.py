@@ -18,8 +18,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from pdp_audit.audits.program.accounting import gaussian_delta
-from pdp_audit.audits.program.library_steps import DECLARED, exact_distance
-from pdp_audit.audits.program.recorder import Call
+from pdp_audit.audits.program.events import Event, LibraryCall, Mechanism, input_of
+from pdp_audit.audits.program.library_steps import exact_distance
 from pdp_audit.audits.program.results import Analysis, PairResult
 from pdp_audit.audits.program.step_laws import Gaussian, Laplace
 from pdp_audit.reports.records import Table
@@ -41,7 +41,7 @@ def number(value: Any) -> str:
     return str(value)
 
 
-def call_text(call: Call) -> str:
+def call_text(call: Event) -> str:
     """A call's kind and parameters in one short line (scalars as numbers, small arrays as lists)."""
     shown = []
     for key, value in sorted(call.parameters.items()):
@@ -58,7 +58,7 @@ def call_text(call: Call) -> str:
             text = str(value)
         shown.append(f"{key} {text}")
     shape = f" ×{'×'.join(map(str, call.shape))}" if call.shape else ""
-    return f"{call.kind}{shape}" + (f" ({', '.join(shown)})" if shown else "")
+    return f"{call.name}{shape}" + (f" ({', '.join(shown)})" if shown else "")
 
 
 def gaussian_allowance(epsilon: float, delta: float) -> float:
@@ -76,11 +76,11 @@ def gaussian_allowance(epsilon: float, delta: float) -> float:
     return float(brentq(lambda mu: gaussian_delta(mu, epsilon) - delta, 0.0, high, xtol=1e-12))
 
 
-def allowed_distance(call: Call, epsilon: float, delta: float) -> float | None:
+def allowed_distance(call: Event, epsilon: float, delta: float) -> float | None:
     """The largest input distance the call's noise allows on its own within the claim (module notes; None: not
     read)."""
-    if call.kind.startswith(DECLARED):
-        sensitivity = call.details.get("declared", {}).get("sensitivity")
+    if isinstance(call, Mechanism):
+        sensitivity = call.declared.get("sensitivity")
         return None if sensitivity is None else float(sensitivity)
     scale = None if call.scale is None else np.asarray(call.scale, dtype=float)
     if scale is None or scale.size == 0 or not np.all(scale == scale.ravel()[0]):
@@ -93,7 +93,7 @@ def allowed_distance(call: Call, epsilon: float, delta: float) -> float | None:
     return None
 
 
-def moved_distance(analysis: Analysis, pair: PairResult, k: int, call: Call) -> float | None:
+def moved_distance(analysis: Analysis, pair: PairResult, k: int, call: Event) -> float | None:
     """The distance between call ``k``'s inputs on D and D′ (L2 for a Gaussian, else L1; None: not visible)."""
     c = pair.comparison
     js = [j for j, e in enumerate(analysis.probe.elements) if e.call == k]
@@ -103,10 +103,11 @@ def moved_distance(analysis: Analysis, pair: PairResult, k: int, call: Call) -> 
             return None
         shifts = shifts[~np.isnan(shifts)]
         return float(np.sqrt((shifts**2).sum()) if call.law == "gaussian" else shifts.sum())
-    if c.replayed is not None and k < len(c.replayed.calls) and "input" in call.details:
+    # a library's call that shows no value (an additive diffprivlib mechanism's input is its value)
+    if c.replayed is not None and k < len(c.replayed.calls) and isinstance(call, LibraryCall) and call.value is None:
         try:
-            before = np.asarray(call.details["input"], dtype=float)
-            after = np.asarray(c.replayed.calls[k].details.get("input"), dtype=float)
+            before = np.asarray(call.input, dtype=float)
+            after = np.asarray(input_of(c.replayed.calls[k]), dtype=float)
         except (TypeError, ValueError):
             return None
         return float(np.abs(after - before).sum()) if before.shape == after.shape else math.inf
@@ -135,7 +136,7 @@ def _moved_text(analysis: Analysis, pair: PairResult, k: int, moved: float, allo
     if number(moved) != number(allowed):
         return f"{number(moved)} > {number(allowed)}"
     call = analysis.recorded.calls[k]
-    inputs = _declared_inputs(pair, k, call) if call.kind.startswith(DECLARED) else None
+    inputs = _declared_inputs(pair, k, call) if isinstance(call, Mechanism) else None
     if inputs is not None:
         before, after = inputs
         if before.shape == after.shape and np.isfinite(before).all() and np.isfinite(after).all():
@@ -151,13 +152,13 @@ def _moved_text(analysis: Analysis, pair: PairResult, k: int, moved: float, allo
     return f"more than {number(allowed)}"
 
 
-def _declared_inputs(pair: PairResult, k: int, call: Call) -> tuple[np.ndarray, np.ndarray] | None:
+def _declared_inputs(pair: PairResult, k: int, call: Mechanism) -> tuple[np.ndarray, np.ndarray] | None:
     """A declared mechanism's input on D and on D′ (call ``k``, replayed on the pair) as float arrays; None where
     either cannot be read as numbers."""
     replayed = pair.comparison.replayed
-    after = replayed.calls[k].details.get("input") if replayed is not None and k < len(replayed.calls) else None
+    after = input_of(replayed.calls[k]) if replayed is not None and k < len(replayed.calls) else None
     try:
-        return np.asarray(call.details.get("input"), dtype=float), np.asarray(after, dtype=float)
+        return np.asarray(call.input, dtype=float), np.asarray(after, dtype=float)
     except (TypeError, ValueError):
         return None
 
@@ -190,7 +191,7 @@ def _over_sensitive(analysis: Analysis, pair: PairResult, k: int, moved: float, 
     :func:`.library_steps.declared_step` decides); a Gaussian call's distance above σμ*, μ* a root found to 1e-12
     (a marking of the page, which decides no verdict)."""
     call = analysis.recorded.calls[k]
-    if call.kind.startswith(DECLARED):
+    if isinstance(call, Mechanism):
         inputs = _declared_inputs(pair, k, call)
         if inputs is None:
             return False
@@ -247,10 +248,10 @@ def trace_table(analysis: Analysis, pair: PairResult, epsilon: float, delta: flo
     )
 
 
-def source_lines(calls: Sequence[Call]) -> tuple[str, dict[int, str]]:
+def source_lines(calls: Sequence[Event]) -> tuple[str, dict[int, str]]:
     """Where the program made each call (:meth:`~pdp_audit.audits.program.recorder.Tape.keep`): the one file they
     all come from ("" where several) and, per call, its line there (``file:line`` where several files)."""
-    made = {k: call.details["line"] for k, call in enumerate(calls) if call.details.get("line")}
+    made = {k: call.line for k, call in enumerate(calls) if call.line}
     files = {where.rsplit(":", 1)[0] for where in made.values()}
     if len(files) != 1:
         return "", made

@@ -56,12 +56,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 from scipy.special import ndtri
 
 from pdp_audit.audits.program import landing, probing, trace
-from pdp_audit.audits.program.recorder import Call
+from pdp_audit.audits.program.events import Event
 from pdp_audit.verify.inputs import release_codec
 
 #: The half-width of each bracket, as a share of the element's scale plus the edge's distance from the recorded draw:
@@ -143,7 +144,7 @@ def carriers(
     return [Carrier(k, c, coef, d, s, str(law), st, v, va) for k, c, coef, d, s, law, st, v, va in rows]
 
 
-def _scales(calls: list[Call], found: trace.Probe, wanted: np.ndarray) -> np.ndarray:
+def _scales(calls: Sequence[Event], found: trace.Probe, wanted: np.ndarray) -> np.ndarray:
     """Per element, its scale in the replayed ``calls`` (its call's scale broadcast to its noise's shape), read for
     the calls of the ``wanted`` elements only (NaN elsewhere)."""
     out = np.full(len(found.elements), math.nan)

@@ -57,7 +57,7 @@ def tail_steps(c: comparison.Comparison, recorded: trace.Run, found: trace.Probe
     out = []
     for edges in c.tails:
         element = found.elements[edges.element]
-        label = f"{recorded.calls[element.call].kind}[{element.index}] tails"
+        label = f"{recorded.calls[element.call].name}[{element.index}] tails"
         step = rounded_steps.partitioned(
             edges.law, edges.scale, (edges.on_d, edges.on_d_prime), epsilon, element.call, label
         )

@@ -24,6 +24,7 @@ from typing import Any, Callable
 import numpy as np
 
 from pdp_audit.audits.program import carried_events, landing, probing, trace
+from pdp_audit.audits.program.events import Choice
 from pdp_audit.audits.program.recorder import Divergence
 from pdp_audit.audits.program.replay_bounds import response_bound, shift_bound, shift_bound_of_floats
 from pdp_audit.audits.program.trace import Probe, ProgramFault, Run, Session, replay
@@ -137,7 +138,7 @@ def compare(
     _read_values(recorded, other, found, (shifts, source), out.exact)
     out.shifts, out.source = shifts, source.tolist()
     for k, call in enumerate(recorded.calls):
-        if call.kind == "choice" and call.value is not None:
+        if isinstance(call, Choice) and call.value is not None:
             out.choices.append((k, np.asarray(call.value, dtype=float), np.asarray(other.calls[k].value, dtype=float)))
     return out
 

@@ -37,9 +37,10 @@ finds a sample that differs, a lower composition above the claim is conditioned 
 ``map_moved``) -- where the carried elements could shape one another: drawn by two calls or more (the program sees
 one call's draws before it makes the next call's input), or by one call of several elements the program sees whole
 (a vector drawn by numpy, random or torch: ``y₂``'s query may read ``z[0]``).  One library mechanism that adds its
-noise inside the call (an OpenDP measurement, a diffprivlib or PyDP mechanism: :data:`MECHANISMS`) gives the program
-no element before its input is made, so its elements set none of its shifts; a difference the check finds there is
-the library's own rounding (OpenDP's float output, 2e-13 off the audit's addition), which decides nothing here.
+noise inside the call (an OpenDP measurement, a diffprivlib or PyDP mechanism: :class:`~.events.LibraryCall`) gives
+the program no element before its input is made, so its elements set none of its shifts; a difference the check
+finds there is the library's own rounding (OpenDP's float output, 2e-13 off the audit's addition), which decides
+nothing here.
 Where the check does not run (a pair with a finding of its own) the rule above stands alone.
 """
 
@@ -50,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from pdp_audit.audits.program import trace
+from pdp_audit.audits.program.events import LibraryCall
 
 
 def secret_draws(recorded: trace.Run, found: trace.Probe) -> tuple[str, ...]:
@@ -65,7 +67,7 @@ def secret_draws(recorded: trace.Run, found: trace.Probe) -> tuple[str, ...]:
         unshown = np.flatnonzero(~shown).tolist()
         for j in unshown[:4]:
             element = found.elements[j]
-            hidden.append(f"{recorded.calls[element.call].kind}[{element.index}]")
+            hidden.append(f"{recorded.calls[element.call].name}[{element.index}]")
         if len(unshown) > 4:
             hidden.append(f"{len(unshown) - 4} more element(s)")
     return tuple(hidden)
@@ -73,18 +75,15 @@ def secret_draws(recorded: trace.Run, found: trace.Probe) -> tuple[str, ...]:
 
 #: The calls of a library mechanism that adds its noise inside the call (:mod:`.libraries`, :mod:`.pydp_mechanisms`):
 #: the program sees none of its elements before its input is made.
-MECHANISMS = ("opendp.Measurement", "diffprivlib.", "pydp.")
-
-
 def may_shape_one_another(recorded: trace.Run, found: trace.Probe) -> bool:
     """Whether the carried noise elements could set one another's shifts (module notes): carried from two calls or
-    more, or from one call of several elements that is not a library mechanism's (:data:`MECHANISMS`)."""
+    more, or from one call of several elements that is not a library mechanism's."""
     carried = {int(j) for j in found.carrier if j >= 0} | {land.element for land in found.landings}
     calls = {found.elements[j].call for j in carried}
     if len(calls) != 1:
         return len(calls) > 1
     (only,) = calls
-    return len(carried) > 1 and not recorded.calls[only].kind.startswith(MECHANISMS)
+    return len(carried) > 1 and not isinstance(recorded.calls[only], LibraryCall)
 
 
 def _drew(call: Any) -> bool:

@@ -6,7 +6,7 @@ comparing runs -- it comes up on none of them -- so the only sound place to see 
 below is intercepted there, during a run of the program (:attr:`~.sources.Sources.active`; outside a run, our code
 and the user's own calls draw as Python's), and noted on the run's tape as randomness the audit cannot replay
 (:data:`~.recorder.UNREPLAYABLE`: the claim undecided, never certified), with what and the program's line
-(:func:`~.recorder._program_line`).  Inside a recorded library primitive (``tape.depth``) nothing is noted: its own
+(:func:`~.recorder.program_line`).  Inside a recorded library primitive (``tape.depth``) nothing is noted: its own
 draws are its law's, recorded with it.
 
 * **Named functions**, which raise no audit event (CPython 3.10 to 3.13 have none for ``os.urandom`` and

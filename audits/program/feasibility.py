@@ -102,7 +102,7 @@ def carried_needs(witness: Any, epsilon: float, alpha: float) -> tuple[float, st
         on_d_prime = (float(after[i]) - a * eta * (new / old if old > 0 else 1.0), abs(a) * new)
         needed = releases_needed(element.law, on_d, on_d_prime, epsilon, alpha)
         if math.isfinite(needed) and (best is None or needed < best[0]):
-            best = (needed, f"call {element.call} {call.kind}[{element.index}]")
+            best = (needed, f"call {element.call} {call.name}[{element.index}]")
     return best
 
 

@@ -40,11 +40,12 @@ import sys
 import types
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from pdp_audit.audits.program import trace
+from pdp_audit.audits.program.events import Event
 from pdp_audit.verify.core.sandbox import run_isolated, user_state
 from pdp_audit.verify.inputs import release_codec
 from pdp_audit.verify.inputs.validation import InputError
@@ -104,7 +105,7 @@ def replayed_elsewhere(program: Callable, data: Any, recorded: trace.Run) -> Els
     return compared(recorded, outcome)
 
 
-def _packed(program: Callable, data: Any, calls: list) -> bytes | str:
+def _packed(program: Callable, data: Any, calls: Sequence[Event]) -> bytes | str:
     """The program, D and its recorded calls as bytes for the fresh process, or why they cannot be: cloudpickle sends
     a closure or a function of ``__main__`` by value, with its module's values as they are here, and a module's
     function by its name, imported anew there."""
@@ -119,18 +120,21 @@ def _packed(program: Callable, data: Any, calls: list) -> bytes | str:
         )
 
 
-def _sendable(call: Any, dumps: Callable[[Any], bytes]) -> Any:
-    """``call`` without the notes of its ``details`` that cannot be pickled (an OpenDP measurement: ctypes pointers),
-    which the audit reads here (the measurement's privacy map), never the replay: a replay that needed one would
-    raise there, and the fresh process's answer would be undecided, never a certificate."""
-    kept = {}
-    for key, value in call.details.items():
+#: The fields of a library's event that hold the library's own objects (:class:`~.events.LibraryCall`'s).
+_LIBRARY_NOTES = ("input", "output", "measurement", "selecting", "noise_law")
+
+
+def _sendable(call: Event, dumps: Callable[[Any], bytes]) -> Event:
+    """``call`` without the library's objects it notes that cannot be pickled (an OpenDP measurement: ctypes
+    pointers), which the audit reads here (the measurement's privacy map), never the replay: a replay that needed
+    one would raise there, and the fresh process's answer would be undecided, never a certificate."""
+    dropped: dict[str, Any] = {}
+    for name in (f.name for f in dataclasses.fields(call) if f.name in _LIBRARY_NOTES):
         try:
-            dumps(value)
+            dumps(getattr(call, name))
         except Exception:  # noqa: BLE001 - what a library's object raises when pickled: any exception
-            continue
-        kept[key] = value
-    return call if len(kept) == len(call.details) else dataclasses.replace(call, details=kept)
+            dropped[name] = None
+    return dataclasses.replace(call, **dropped) if dropped else call
 
 
 def _module_root(program: Callable) -> str | None:

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from pdp_audit.audits.program import trace
-from pdp_audit.audits.program.recorder import LOCATION_FAMILIES
+from pdp_audit.audits.program.events import Located
 
 #: At most this many calls are audited in isolation (each costs one black-box run).
 MOST_CALLS = 2
@@ -91,12 +91,12 @@ class PrimitiveSampler:
 
 
 def _why(call: Any, law: str) -> str | None:
-    if call.kind not in LOCATION_FAMILIES:
+    if not isinstance(call, Located):
         return None
     if call.law is None:
-        return f"no exact privacy-loss law for {call.kind} noise here"
+        return f"no exact privacy-loss law for {call.name} noise here"
     if call.law in CONTINUOUS and law == "as-implemented":
-        return f"float {call.kind} noise, porous as implemented"
+        return f"float {call.name} noise, porous as implemented"
     return None
 
 
@@ -135,7 +135,7 @@ def primitives(analysis: Any, law: str, program: Any = None, data: Any = None) -
             if on_d_prime == on_d:
                 continue
             found = Primitive(
-                element.call, call.kind, element.index, element.scale, on_d, on_d_prime, pair.neighbour.name, why
+                element.call, call.name, element.index, element.scale, on_d, on_d_prime, pair.neighbour.name, why
             )
             if math.isfinite(found.mu) and (element.call not in best or found.mu > best[element.call].mu):
                 best[element.call] = found
@@ -201,7 +201,7 @@ def landed_values(program: Any, data: Any, seen: Any, pair: Any, j: int, coordin
         return None
     why = _why(call, law) or ""
     return Primitive(
-        element.call, call.kind, element.index, element.scale, on_d, on_d_prime, pair.neighbour.name, why, True
+        element.call, call.name, element.index, element.scale, on_d, on_d_prime, pair.neighbour.name, why, True
     )
 
 

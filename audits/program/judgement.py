@@ -198,7 +198,7 @@ def _carriers_moved(c: comparison.Comparison, found: trace.Probe, recorded: trac
     if not c.carriers_moved:
         return []
     element = found.elements[int(found.carrier[c.carriers_moved[0]])]
-    label = f"{recorded.calls[element.call].kind}[{element.index}]"
+    label = f"{recorded.calls[element.call].name}[{element.index}]"
     why = (
         f"{len(c.carriers_moved)} release coordinate(s) carry other noise on D′ than on D (noise added in an order "
         "the data sets): not composed"

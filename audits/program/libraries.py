@@ -4,7 +4,7 @@ mechanisms (:mod:`.pydp_mechanisms`: pipeline-dp's noise).
 While a program runs (:class:`~pdp_audit.audits.program.trace.Session`), the public ``randomise`` of diffprivlib's
 mechanisms is wrapped, as are OpenDP's measurements' public ``__call__`` and the public constructors of its Laplace,
 geometric and Gaussian measurements (restored afterwards; only their public API is touched).  Each call becomes a
-:class:`~pdp_audit.audits.program.recorder.Call` on the run's tape, as a generator's draw does
+:mod:`event <pdp_audit.audits.program.events>` on the run's tape, as a generator's draw does
 (:mod:`~pdp_audit.audits.program.recorder`): a replay returns the value given plus the recorded noise for an
 additive mechanism (``value′ + z``, the grey-box idea of Cebere, Erb, Desfontaines, Bellet & Fitzsimons, PETS
 2026, §4), else the recorded output.  Only a library the program imports is wrapped (:class:`Libraries`).
@@ -13,6 +13,7 @@ additive mechanism (``value′ + z``, the grey-box idea of Cebere, Erb, Desfonta
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import sys
 from typing import Any, Callable, Iterator
@@ -20,7 +21,8 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from pdp_audit.audits.program import opendp_chains, opendp_frames, pydp_mechanisms
-from pdp_audit.audits.program.recorder import Call, Tape, copied
+from pdp_audit.audits.program.events import Compiled, Mechanism
+from pdp_audit.audits.program.recorder import Tape, copied, program_line
 
 # --- diffprivlib's mechanisms -----------------------------------------------------------------------------------
 #: diffprivlib mechanisms that add noise to the value (``randomise(v) = v + noise``): the noise recorded is
@@ -127,36 +129,21 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
         law = entry[1] if entry is not None and entry[0]() is measured else None
         if law is not None:
             parameters["scale"] = law["scale"]
-        call = Call("opendp.Measurement", parameters, None, (), None)
-        call.details.update(input=copied(arg), measurement=measured)
+        asked = Compiled(OPENDP, parameters, (), None, input=copied(arg), measurement=measured)
         if tape.recording:
             with tape.inside():
                 output = answer() if answer is not None else originals["__call__"](self, whole)
                 frame = opendp_frames.collected(output)
-            if frame is not None:  # a Polars release, collected once: the program gets a handle over the frame
-                call.noise = frame
-                call.details["once"] = True
-                tape.keep(call)
+            made = _compiled(asked, arg, output, frame, law)
+            tape.recorded.append(made)
+            if made.once:  # a Polars release, collected once: the program gets a handle over the frame
                 return opendp_frames.handed(frame)
-            call.noise = output
-            if _queryable(output):
-                call.details["interactive"] = True
-                tape.keep(call)
-                return interactive(output, whole)
-            additive = _additive(arg, output)
-            if additive is not None:  # its noise output − arg, shifted by a probe like a location family's
-                call.noise, call.scale, call.law = additive, np.ones(np.shape(additive)), "library"
-                call.details.update(output=output, lattice=opendp_chains.integers(output))
-                if law is not None:
-                    call.details["law"] = law
-            tape.keep(call)
-            return output
-        before = tape.next_call(call)
-        if before.details.get("interactive"):
-            call.details["interactive"] = True
+            return interactive(output, whole) if made.interactive else output
+        before = tape.next_call(asked)
+        if before.interactive:
             with tape.inside():
                 return interactive(originals["__call__"](self, whole), whole)
-        if before.details.get("once"):
+        if before.once:
             return opendp_frames.handed(before.noise)
         if before.law != "library":
             return before.noise
@@ -164,15 +151,15 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
         noise = tape.noise(len(tape.replayed) - 1, unshifted)
         new = np.asarray(arg, dtype=float)
         moved = new + noise
-        old = np.asarray(before.details["input"], dtype=float)
+        old = np.asarray(before.input, dtype=float)
         if noise is unshifted and _additive(arg, arg) is not None and old.shape == new.shape:
             # where the argument did not move, the recorded output itself, not a sum that rounds differently: a
             # coordinate of OpenDP's own (unseeded) noise would else move by an ulp, which the release then shows
             same = (new == old) | (np.isnan(new) & np.isnan(old))
             if same.all():
-                return before.details["output"]
-            moved = np.where(same, np.asarray(before.details["output"], dtype=float), moved)
-        return opendp_chains.like(before.details["output"], moved)
+                return before.output
+            moved = np.where(same, np.asarray(before.output, dtype=float), moved)
+        return opendp_chains.like(before.output, moved)
 
     def query(original: Callable) -> Callable:
         def answered(queryable: Any, measurement: Any) -> Any:
@@ -197,6 +184,28 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
             setattr(Measurement, name, original)
         for owner, name, original in queries:
             setattr(owner, name, original)
+
+
+#: The name an OpenDP measurement's call is recorded under.
+OPENDP = "opendp.Measurement"
+
+
+def _compiled(asked: Compiled, arg: Any, output: Any, frame: Any, law: Any) -> Compiled:
+    """The event of an OpenDP measurement's call (``asked``) on the recording run: a Polars frame collected
+    ``once``; an ``interactive`` measurement's queryable; an additive one's noise ``output − arg``, shifted by a probe
+    like a location family's, with its constructor's law; else its output."""
+    line = program_line()
+    if frame is not None:
+        return dataclasses.replace(asked, noise=frame, once=True, line=line)
+    if _queryable(output):
+        return dataclasses.replace(asked, noise=output, interactive=True, line=line)
+    noise = _additive(arg, output)
+    if noise is None:
+        return dataclasses.replace(asked, noise=output, line=line)
+    lattice, ones = opendp_chains.integers(output), np.ones(np.shape(noise))
+    return dataclasses.replace(
+        asked, noise=noise, scale=ones, law="library", lattice=lattice, line=line, output=output, noise_law=law
+    )
 
 
 def _queryable_methods() -> list[tuple[type, str, Callable]]:
@@ -368,27 +377,28 @@ def _wrapped_randomise(name: str, original: Callable, current: Callable[[], Tape
         additive = name in _ADDITIVE and np.ndim(value) == 0 and isinstance(value, (int, float, np.number))
         law = _ADDITIVE.get(name) if additive else None
         scale = _dpl_scale(self, name) if additive else None
-        call = Call(f"diffprivlib.{name}", parameters, value if additive else None, (), None, scale, law)
-        call.details["declared"] = {k: parameters[k] for k in ("epsilon", "delta", "sensitivity")}
-        if name in SELECTING:
-            noted = ("candidates", "measure", "monotonic")
-            call.details["selecting"] = {k: copied(getattr(self, k, None)) for k in noted}
+        declared = {k: parameters[k] for k in ("epsilon", "delta", "sensitivity")}
+        noted = ("candidates", "measure", "monotonic")
+        selecting = {k: copied(getattr(self, k, None)) for k in noted} if name in SELECTING else None
+        shown = value if additive else None
+        asked = Mechanism(
+            f"diffprivlib.{name}", parameters, (), None, shown, scale, law, declared=declared, selecting=selecting
+        )
         if tape.recording:
             with tape.inside():
                 output = original(self, *args, **kwargs)
-            call.noise = float(output) - float(value) if additive else output
-            if not additive:
-                call.details["input"] = _mechanism_input(self, name, value)
-            call.details["output"] = output
-            tape.keep(call)
+            noise = float(output) - float(value) if additive else output
+            given = None if additive else _mechanism_input(self, name, value)
+            made = dataclasses.replace(asked, noise=noise, line=program_line(), input=given, output=output)
+            tape.recorded.append(made)
             return output
-        recorded = tape.next_call(call)
+        given = None if additive else _mechanism_input(self, name, value)
+        recorded = tape.next_call(dataclasses.replace(asked, input=given) if given is not None else asked)
         if not additive:
-            call.details["input"] = _mechanism_input(self, name, value)
             return recorded.noise
         unshifted = np.asarray(recorded.noise, dtype=float)
         noise = tape.noise(len(tape.replayed) - 1, unshifted)
-        output = recorded.details.get("output")
+        output = recorded.output
         if noise is unshifted and _same_value(value, recorded.value):
             # the value and its noise as recorded: the recorded output itself (its type, its bits), not a sum
             # value + (output − value) that may round otherwise -- releases are compared exactly

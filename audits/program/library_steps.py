@@ -15,41 +15,35 @@ import math
 import re
 from collections import Counter
 from fractions import Fraction
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from pdp_audit.audits.program import opendp_frames, step_laws
+from pdp_audit.audits.program.events import Compiled, Event, Mechanism, input_of
 from pdp_audit.audits.program.findings import Unaccounted
 from pdp_audit.audits.program.gaussian_bounds import root_up
 
 #: diffprivlib's mechanisms that add continuous float noise (accounted by their declared budget where no exact law is
 #: read here): porous as numpy's float samplers are (issue 60).  Its integer and index mechanisms (Geometric*,
 #: Binary, Exponential*, PermuteAndFlip, GaussianDiscrete) and its Snapping are not.
-DIFFPRIVLIB_FLOAT = tuple(
-    "diffprivlib." + name
-    for name in (
-        "Laplace", "LaplaceTruncated", "LaplaceBoundedDomain", "LaplaceBoundedNoise", "LaplaceFolded", "Gaussian",
-        "GaussianAnalytic", "Staircase", "Uniform", "Vector", "Bingham",
-    )
+DIFFPRIVLIB_FLOAT = (
+    "Laplace", "LaplaceTruncated", "LaplaceBoundedDomain", "LaplaceBoundedNoise", "LaplaceFolded", "Gaussian",
+    "GaussianAnalytic", "Staircase", "Uniform", "Vector", "Bingham",
 )  # fmt: skip
 
 
-#: The kinds of call accounted by the budget their mechanism declares (:func:`declared_step`), by prefix.
-DECLARED = ("diffprivlib.", "pydp.")
-
-
-def call_steps(recorded: list, replayed: list) -> tuple[list[step_laws.Step], list[Unaccounted]]:
+def call_steps(recorded: Sequence[Event], replayed: Sequence[Event]) -> tuple[list[step_laws.Step], list[Unaccounted]]:
     """The upper steps of the library calls of ``recorded`` (on D) against ``replayed`` (on D′): each OpenDP
     measurement by its privacy map, each diffprivlib mechanism without an exact law here and each PyDP mechanism by
     its declared budget; and what they leave unaccounted for."""
     budgets, problems = [], []
     for k, call in enumerate(recorded[: len(replayed)]):
-        if call.kind == "opendp.Measurement" and call.details.get("interactive"):
+        if isinstance(call, Compiled) and call.interactive:
             continue  # a compositor: the measurements asked of it are calls of their own
-        if call.kind == "opendp.Measurement":
+        if isinstance(call, Compiled):
             budget, problem = opendp_map_step(k, call, replayed[k])
-        elif call.kind.startswith("diffprivlib.") and call.law is None or call.kind.startswith("pydp."):
+        elif isinstance(call, Mechanism) and (call.library == "pydp" or call.law is None):
             budget, problem = declared_step(k, call, replayed[k])
         else:
             continue
@@ -72,32 +66,31 @@ LINEAR = (
 )
 
 
-def declared_step(k: int, call: Any, other: Any) -> tuple[step_laws.Step | None, Unaccounted | None]:
+def declared_step(k: int, call: Mechanism, other: Event) -> tuple[step_laws.Step | None, Unaccounted | None]:
     """A diffprivlib mechanism without an exact law here, or a PyDP mechanism: its declared (ε, δ) where the input
     moved by at most the declared sensitivity (a share of ε for diffprivlib's Laplace and geometric variants), else a
     problem to report.  The move
     is the input's L1 distance, or for a selecting mechanism (``Exponential``, ``PermuteAndFlip``: its input the
     utility of each candidate) the largest move of one candidate's utility, as its sensitivity is defined (McSherry
     & Talwar 2007; a ``monotonic`` one's utilities all moving one way), its candidates and base measure unmoved."""
-    declared = call.details.get("declared", {})
-    epsilon, delta, sensitivity = (declared.get(key) for key in ("epsilon", "delta", "sensitivity"))
-    selecting = "selecting" in call.details
+    epsilon, delta, sensitivity = (call.declared.get(key) for key in ("epsilon", "delta", "sensitivity"))
+    selecting = call.selecting is not None
     try:
-        before = np.asarray(call.details.get("input"), dtype=float)
-        after = np.asarray(other.details.get("input"), dtype=float)
+        before = np.asarray(call.input, dtype=float)
+        after = np.asarray(input_of(other), dtype=float)
         difference = np.abs(after - before) if before.shape == after.shape else np.array([math.inf])
         shift = float(difference.max(initial=0.0) if selecting else difference.sum())
     except (TypeError, ValueError):
-        return None, Unaccounted(k, call.kind, "its input cannot be compared")
+        return None, Unaccounted(k, call.name, "its input cannot be compared")
     problem = _selection_moved(k, call, other, before, after) if selecting else None
     if problem is not None:
         return None, problem
     if shift == 0 or np.isnan(shift) and np.array_equal(before, after, equal_nan=True):
         return None, None
     if not math.isfinite(shift):  # an input turned NaN or infinite: beyond any declared sensitivity
-        return None, Unaccounted(k, call.kind, f"its input moved to or from a non-finite value ({shift:.6g})", 1.0)
+        return None, Unaccounted(k, call.name, f"its input moved to or from a non-finite value ({shift:.6g})", 1.0)
     if epsilon is None or sensitivity is None:
-        return None, Unaccounted(k, call.kind, f"its input moved ({shift:.6g}) and its budget is not declared")
+        return None, Unaccounted(k, call.name, f"its input moved ({shift:.6g}) and its budget is not declared")
     # the input's move in rationals (L1, or a selection's largest): compared with no margin
     moved = exact_largest(before, after) if selecting else exact_distance(before, after)
     if moved > Fraction(float(sensitivity)):
@@ -106,26 +99,29 @@ def declared_step(k: int, call: Any, other: Any) -> tuple[step_laws.Step | None,
             shown = f"{declared} + {float(moved - Fraction(float(sensitivity))):.3g}"
         why = f"its input moved by {shown} > its declared sensitivity {declared}"
         excess = float(moved - Fraction(float(sensitivity)))
-        return None, Unaccounted(k, call.kind, why, excess / (1.0 + excess))
-    linear = call.kind.split(".", 1)[1] in LINEAR and sensitivity
+        return None, Unaccounted(k, call.name, why, excess / (1.0 + excess))
+    linear = call.mechanism in LINEAR and sensitivity
     share = moved / Fraction(float(sensitivity)) if linear else Fraction(1)
     spent = Fraction(float(epsilon)) * share
-    porous = call.kind in DIFFPRIVLIB_FLOAT
+    porous = call.library == "diffprivlib" and call.mechanism in DIFFPRIVLIB_FLOAT
     step = step_laws.Declared(
-        call=k, label=call.kind, epsilon=float(spent), delta=float(delta or 0.0), porous=porous, within=(spent, spent)
+        call=k, label=call.name, epsilon=float(spent), delta=float(delta or 0.0), porous=porous, within=(spent, spent)
     )
     return step, None
 
 
-def _selection_moved(k: int, call: Any, other: Any, before: np.ndarray, after: np.ndarray) -> Unaccounted | None:
+def _selection_moved(
+    k: int, call: Mechanism, other: Event, before: np.ndarray, after: np.ndarray
+) -> Unaccounted | None:
     """A selecting mechanism whose candidates or base measure moved, or whose monotonic utilities moved both ways:
     its declared budget does not cover the pair (a problem to report), else None."""
-    was, now = call.details["selecting"], other.details.get("selecting", {})
+    was = call.selecting or {}
+    now = (other.selecting if isinstance(other, Mechanism) else None) or {}
     for key in ("candidates", "measure"):
         if not _equal(was.get(key), now.get(key)):
-            return Unaccounted(k, call.kind, f"its {key} moved with the data")
+            return Unaccounted(k, call.name, f"its {key} moved with the data")
     if was.get("monotonic") and before.shape == after.shape and (after > before).any() and (after < before).any():
-        return Unaccounted(k, call.kind, "its monotonic utilities moved both ways")
+        return Unaccounted(k, call.name, "its monotonic utilities moved both ways")
     return None
 
 
@@ -158,18 +154,18 @@ def _up(x: Fraction) -> float:
     return value if Fraction(value) >= x else math.nextafter(value, math.inf)
 
 
-def opendp_map_step(k: int, call: Any, other: Any) -> tuple[step_laws.Step | None, Unaccounted | None]:
+def opendp_map_step(k: int, call: Compiled, other: Event) -> tuple[step_laws.Step | None, Unaccounted | None]:
     """An OpenDP measurement: its privacy map at the distance its argument moved (absolute, L1 or L2, by its input
     metric), where its output measure is pure DP (MaxDivergence); else a problem to report.  The map is OpenDP's
     proven bound, an upper step only (its measurement's δ(ε) may be far below it: a refutation needs
     :func:`opendp_law_step`)."""
     label = f"opendp.Measurement ({call.parameters['input_metric']})"
-    counted = dataset_distance(call.details.get("input"), other.details.get("input"), call.parameters["input_metric"])
+    counted = dataset_distance(call.input, input_of(other), call.parameters["input_metric"])
     if counted is not None:
         return _mapped(k, label, call, counted)
     try:
-        before = np.asarray(call.details["input"], dtype=float)
-        after = np.asarray(other.details["input"], dtype=float)
+        before = np.asarray(call.input, dtype=float)
+        after = np.asarray(input_of(other), dtype=float)
     except (TypeError, ValueError):
         return None, Unaccounted(k, label, "its argument cannot be compared")
     if before.shape != after.shape:
@@ -189,14 +185,14 @@ def opendp_map_step(k: int, call: Any, other: Any) -> tuple[step_laws.Step | Non
     return _mapped(k, label, call, _typed(distance, metric))
 
 
-def _mapped(k: int, label: str, call: Any, distance: float | int) -> tuple[step_laws.Step | None, Unaccounted | None]:
+def _mapped(k: int, label: str, call: Compiled, distance: float) -> tuple[step_laws.Step | None, Unaccounted | None]:
     """The step of OpenDP measurement ``call`` whose argument moved by ``distance`` (> 0): its privacy map there."""
     if distance == 0:
         return None, None
     if not call.parameters["output_measure"].startswith("MaxDivergence") or not math.isfinite(distance):
         return None, Unaccounted(k, label, "its argument moved and its measure is not pure DP")
     try:
-        epsilon = float(call.details["measurement"].map(distance))
+        epsilon = float(call.measurement.map(distance))
     except Exception as err:  # noqa: BLE001 - OpenDP refuses a distance its map cannot take: unexplained
         why = f"its privacy map refused the distance {distance:.6g} ({type(err).__name__})"
         return None, Unaccounted(k, label, why)
@@ -277,7 +273,7 @@ def opendp_law_step(k: int, index: int, call: Any, shift: float, error: float = 
     ``error``: the shift's proven rounding bound (:func:`.replay_bounds.shift_bound`; 0: read exactly): the step's μ
     is then proven to lie in (|shift| ∓ error)/scale, in rationals (:attr:`.step_laws.Step.within`), and the lower
     composition takes its bottom -- *sound for* a shift read within ``error`` of the exact one."""
-    law = call.details.get("law")
+    law = call.noise_law if isinstance(call, Compiled) else None
     if law is None or shift == 0 or not math.isfinite(shift):
         return None
     label, mu = f"opendp.{law['constructor']}[{index}]", abs(shift) / law["scale"]

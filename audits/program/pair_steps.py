@@ -16,6 +16,7 @@ from pdp_audit.audits.program import (
     step_laws,
     trace,
 )
+from pdp_audit.audits.program.events import Located
 from pdp_audit.audits.program.findings import Unaccounted
 from pdp_audit.audits.program.results import PairResult
 
@@ -66,13 +67,13 @@ def _element_steps(
     if shift == 0 and source != "none" and not exact:  # read as unmoved: :func:`.exact_shifts.unmoved`
         return [], [], []
     call = recorded.calls[element.call]
-    label = f"{call.kind}[{element.index}]"
+    label = f"{call.name}[{element.index}]"
     if source == "none" or math.isnan(shift):
-        visible = element.law is not None or call.kind in ("gumbel", "logistic")
+        visible = element.law is not None or isinstance(call, Located) and call.law is None  # gumbel, logistic
         return [], [], [Unaccounted(element.call, label, _not_visible(found))] if visible else []
     scale = element.scale
     if element.law is None:
-        return [], [], [_no_law(element.call, label, call.kind, (shift, scale))]
+        return [], [], [_no_law(element.call, label, call.name, (shift, scale))]
     if exact is not None and scale > 0:
         shift = float(exact)
     mu = math.inf if scale <= 0 or math.isinf(shift) else abs(shift) / scale
@@ -88,7 +89,7 @@ def _landing_steps(
     """An element read through a rounding: a lower step by its coordinate's own law (its slack at ``epsilon``), an
     upper step by its element's law where D′'s grid is shown to be D's, shifted (else unaccounted)."""
     element = found.elements[j]
-    label = f"{recorded.calls[element.call].kind}[{element.index}] read through a rounding"
+    label = f"{recorded.calls[element.call].name}[{element.index}] read through a rounding"
     lower = rounded_steps.lower_step(c.landings[j], epsilon, element.call, label)
     upper = rounded_steps.upper_step(c.landings[j], element.call, label)
     why = "the rounding's grid on D′ is not shown to be D's, shifted"

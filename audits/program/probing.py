@@ -17,12 +17,13 @@ release's magnitude is below 2⁵²·w_j: an additive release then responds by e
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from pdp_audit.audits.program import landing, reproduction
-from pdp_audit.audits.program.recorder import LOCATION_FAMILIES, Call, Divergence
+from pdp_audit.audits.program.events import Event, LibraryCall, Located
+from pdp_audit.audits.program.recorder import Divergence
 from pdp_audit.audits.program.replay_bounds import response_bound
 from pdp_audit.audits.program.trace import Element, Probe, ProgramFault, Run, Session, Span, replay
 from pdp_audit.verify.inputs import release_codec
@@ -36,23 +37,18 @@ PROBE_STEP = 1e-3
 PROBE_TOLERANCE = 1e-6
 
 
-def additive_elements(calls: list[Call]) -> tuple[list[Element], list[str]]:
+def additive_elements(calls: Sequence[Event]) -> tuple[list[Element], list[str]]:
     """The noise elements a probe can shift (location families and additive diffprivlib mechanisms) and the
     signatures of the calls it cannot."""
     elements, others = [], []
     for k, call in enumerate(calls):
-        library = call.kind.startswith("diffprivlib.") and call.law is not None
-        if call.kind not in LOCATION_FAMILIES and not library and call.law != "library":
+        if not isinstance(call, Located) and not (isinstance(call, LibraryCall) and call.law is not None):
             others.append(call.signature())
             continue
         noise = np.atleast_1d(np.asarray(call.noise, dtype=float)).ravel()
-        scales = (
-            np.broadcast_to(
-                np.asarray(call.scale if call.scale is not None else 1.0, dtype=float), np.shape(call.noise)
-            ).ravel()
-            if np.ndim(call.noise)
-            else np.atleast_1d(np.asarray(call.scale if call.scale is not None else 1.0, dtype=float)).ravel()[:1]
-        )
+        scale = np.asarray(call.scale if call.scale is not None else 1.0, dtype=float)
+        shaped = np.ndim(call.noise)
+        scales = np.broadcast_to(scale, np.shape(call.noise)).ravel() if shaped else np.atleast_1d(scale).ravel()[:1]
         for i in range(noise.size):
             elements.append(Element(k, i, float(scales[i]), call.law))
     return elements, others
@@ -109,12 +105,12 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
     return probe
 
 
-def _on_lattices(step: np.ndarray, elements: list[Element], calls: list[Call]) -> np.ndarray:
+def _on_lattices(step: np.ndarray, elements: list[Element], calls: Sequence[Event]) -> np.ndarray:
     """``step`` with each element whose noise lies on the integer lattice (an OpenDP measurement's integer output:
     :func:`.opendp_chains.integers`) shifted by n, the number of elements, instead: its three shifts n, n + rank and
     −n are whole numbers, so its replays stay integers of the measurement's own type (a fraction would change the
     release's structure, and nothing would be read), and the ratios 1 + rank/n the probe decodes are the same."""
-    lattice = [calls[e.call].details.get("lattice", False) for e in elements]
+    lattice = [calls[e.call].lattice for e in elements]
     return np.where(lattice, float(len(elements)), step) if any(lattice) else step
 
 
@@ -167,7 +163,7 @@ def _powers_of_two(sizes: list[float]) -> np.ndarray:
     return np.ldexp(1.0, exponents)
 
 
-def draws(calls: list[Call], grouped: tuple[Span, ...], count: int) -> np.ndarray:
+def draws(calls: Sequence[Event], grouped: tuple[Span, ...], count: int) -> np.ndarray:
     """Per element, its noise in ``calls`` (signed, in its own units)."""
     out = np.zeros(count)
     for call, start, stop, indices in grouped:
@@ -175,7 +171,7 @@ def draws(calls: list[Call], grouped: tuple[Span, ...], count: int) -> np.ndarra
     return out
 
 
-def noise_sizes(calls: list[Call], grouped: tuple[Span, ...], count: int) -> np.ndarray:
+def noise_sizes(calls: Sequence[Event], grouped: tuple[Span, ...], count: int) -> np.ndarray:
     """Per element, |noise| in ``calls``."""
     out = np.zeros(count)
     for call, start, stop, indices in grouped:
@@ -183,7 +179,7 @@ def noise_sizes(calls: list[Call], grouped: tuple[Span, ...], count: int) -> np.
     return out
 
 
-def location_sizes(calls: list[Call], grouped: tuple[Span, ...], count: int) -> np.ndarray:
+def location_sizes(calls: Sequence[Event], grouped: tuple[Span, ...], count: int) -> np.ndarray:
     """Per element, |location| of its call in ``calls`` (0 where the call does not show it, or it cannot be read as
     numbers).  A location recorded as a float array of the noise's shape or a scalar (:mod:`.recorder`'s location
     families) is read as it is; any other broadcast to the noise's shape."""
@@ -212,7 +208,7 @@ def sized(noise: np.ndarray, location: np.ndarray, step: np.ndarray) -> np.ndarr
         return np.where(np.isfinite(out), out, 0.0) + step
 
 
-def neighbour_sizes(found: Probe, calls: list[Call]) -> np.ndarray:
+def neighbour_sizes(found: Probe, calls: Sequence[Event]) -> np.ndarray:
     """:func:`sized` for a replay's ``calls`` (their noise is the probe's: :attr:`Probe.noise`)."""
     return sized(found.noise, location_sizes(calls, found.spans, len(found.elements)), found.step)
 

@@ -26,12 +26,14 @@ value moved by more than the declared sensitivity, or not finite, leaves the cal
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from typing import Any, Callable, Iterator
 
 import numpy as np
 
 from pdp_audit.audits.program import opendp_chains
-from pdp_audit.audits.program.recorder import Call, Tape
+from pdp_audit.audits.program.events import Mechanism
+from pdp_audit.audits.program.recorder import Tape, program_line
 
 #: PyDP's numerical mechanisms (``pydp.algorithms.numerical_mechanisms``), each with the public attribute that
 #: holds the sensitivity its budget is declared for.
@@ -112,27 +114,25 @@ def _recorded(method: str, original: Callable, current: Callable[[], Tape]) -> C
         budget = declared(self, name)
         parameters: dict[str, Any] = dict(budget)
         parameters.update({f"argument {i}": a for i, a in enumerate(args[1:], 1)}, **kwargs)
-        call = Call(f"pydp.{name}.{method}", parameters, None, (), None)
-        call.details.update(declared=budget, input=value)
+        asked = Mechanism(f"pydp.{name}.{method}", parameters, (), None, input=value, declared=budget)
         if tape.recording:
             with tape.inside():
                 output = original(self, *args, **kwargs)
-            call.noise = output
-            call.details["output"] = output
             noise = float(output) - float(value) if _number(value) and _number(output) else None
-            if method == "add_noise" and noise is not None and np.isfinite(noise):  # else: the output as recorded
-                call.noise, call.scale, call.law = np.asarray(noise), np.ones(()), "library"
-                call.details["lattice"] = opendp_chains.integers(output)
-            tape.keep(call)
+            drawn: dict[str, Any] = {"noise": output}  # else: the output as recorded
+            if method == "add_noise" and noise is not None and np.isfinite(noise):
+                ones, lattice = np.ones(()), opendp_chains.integers(output)
+                drawn = {"noise": np.asarray(noise), "scale": ones, "law": "library", "lattice": lattice}
+            tape.recorded.append(dataclasses.replace(asked, output=output, line=program_line(), **drawn))
             return output
-        before = tape.next_call(call)
+        before = tape.next_call(asked)
         if before.law != "library" or not _number(value):
             return before.noise
         unshifted = np.asarray(before.noise, dtype=float)
         noise = tape.noise(len(tape.replayed) - 1, unshifted)
-        if noise is unshifted and _same(value, before.details["input"]):
-            return before.details["output"]  # the recorded output itself (its type, its bits), not a sum that rounds
-        return opendp_chains.like(before.details["output"], np.asarray(float(value) + noise, dtype=float))
+        if noise is unshifted and _same(value, before.input):
+            return before.output  # the recorded output itself (its type, its bits), not a sum that rounds
+        return opendp_chains.like(before.output, np.asarray(float(value) + noise, dtype=float))
 
     call_it.__name__, call_it.__doc__ = method, original.__doc__
     return call_it

@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
+import functools
 import random
 import types
 from typing import Any, Callable, Protocol
 
 import numpy as np
 
-from pdp_audit.audits.program.recorder import REPEATED, SAVED, Call, Tape
+from pdp_audit.audits.program.events import Draw
+from pdp_audit.audits.program.recorder import REPEATED, SAVED, Tape
 
 #: Python's real functions and ``Random``, as it defines them (captured at import, before any session).
 PYTHON = {name: getattr(random, name) for name in random.__all__}
@@ -113,12 +115,4 @@ def _recorded(tape: Tape | None, kind: str, parameters: dict, draw: Callable[[],
     methods are; inside a recorded library primitive (or with no tape), drawn as it is."""
     if tape is None or tape.depth:
         return draw()
-    call = Call(kind, parameters, None, None, None)  # type: ignore[arg-type]  # its shape: the output's
-    if tape.recording:
-        with tape.inside():
-            call.noise = draw()
-        call.shape = np.shape(call.noise)
-        tape.keep(call)
-        return call.noise
-    tape.next_call(call)
-    return call.noise
+    return tape.made(functools.partial(Draw, kind, parameters), None, draw).noise

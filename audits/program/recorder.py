@@ -2,9 +2,10 @@
 
 A program ``program(data, rng)`` draws its randomness from ``rng``.  It is handed a :class:`RecordingGenerator` -- a
 ``numpy.random.Generator`` whose public methods are wrapped -- and, while it runs, diffprivlib's mechanisms and
-OpenDP's measurements are wrapped too (:mod:`~pdp_audit.audits.program.libraries`).  Each primitive call becomes
-a :class:`Call`: its kind, its parameters, the value it is applied to where the call shows it (``loc`` of a location
-family, ``p`` of ``choice``, the value given to ``randomise``), the shape of its output and the noise it drew.
+OpenDP's measurements are wrapped too (:mod:`~pdp_audit.audits.program.libraries`).  Each primitive call becomes a
+frozen event (:mod:`.events`), built whole: its kind, its parameters, the value it is applied to where the call shows
+it (``loc`` of a location family, ``p`` of ``choice``, the value given to ``randomise``), the shape of its output and
+the noise it drew.
 
 **Replay** (the grey-box idea of Cebere, Erb, Desfontaines, Bellet & Fitzsimons, PETS 2026, §4, realised here
 without decorators): the program runs again, on a neighbouring dataset D′, and every primitive returns the noise
@@ -21,24 +22,25 @@ which release coordinates carry that noise additively (:mod:`pdp_audit.audits.pr
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
 import math
 import os
 import sys
 import traceback
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar, cast
 
 import numpy as np
 
 from pdp_audit.audits.program import file_reads
+from pdp_audit.audits.program.events import Choice, Draw, Event, Located, Unrecorded
 from pdp_audit.audits.program.forked_notes import ForkedNote
 
-#: Location-scale families: ``method(loc, scale, size)``; the noise recorded is ``output − loc``.
-LOCATION_FAMILIES = ("laplace", "normal", "gumbel", "logistic")
-#: The noise law of each location family as the accounting knows it (None: no exact privacy-loss law here).
+#: An event of one class: a replay's call and the recorded one it stands for.
+AnEvent = TypeVar("AnEvent", bound=Event)
+#: The noise law of each location-scale family as the accounting knows it (None: no exact privacy-loss law here):
+#: ``method(loc, scale, size)``, its noise ``output − loc``.
 NOISE_LAW = {"laplace": "laplace", "normal": "gaussian", "gumbel": None, "logistic": None}
-#: Methods whose output is a reordering or a sample of an input array (the array is data, not a parameter).
-_WITH_DATA = ("choice", "permutation", "shuffle", "permuted")
 #: Methods never wrapped: not randomness (``bit_generator``) or a new generator (``spawn``, refused on record).
 _UNWRAPPED = ("bit_generator",)
 #: Randomness the recorder cannot see: the certificate says so.
@@ -46,21 +48,6 @@ NOT_RECORDED = (
     "randomness the audit does not record that rarely changes the release (compiled code, the clock, hash seed) -- "
     "a replay on D, here or in a fresh process, shows the rest"
 )
-
-
-@dataclass(frozen=True)
-class Unrecorded:
-    """A randomness source a run used whose draws are not recorded: ``what`` (``np.random.seed(0)``,
-    ``os.urandom``), ``why`` (one line), the program's line that used it, and ``undecided``: the source cannot be
-    replayed, so the record is not reproducible (a fixed seed is replayable: the same draws on every run)."""
-
-    what: str
-    why: str
-    line: str
-    undecided: bool
-
-    def __str__(self) -> str:
-        return f"{self.what}{f' at {self.line}' if self.line else ''}: {self.why}"
 
 
 #: Why a copy or a saved state of a recorded stream keeps the claim undecided (:class:`WatchedPCG64`).
@@ -104,7 +91,7 @@ class Divergence(BaseException):
         return f"{self}{f' (at {self.line})' if self.line else ''}"
 
 
-def moved(expected: dict, given: dict) -> float:
+def moved(expected: Mapping[str, Any], given: Mapping[str, Any]) -> float:
     """How far a call's numeric parameters moved, in [0, 1): m/(1 + m) for m the largest relative change |b − a|/|a|
     over the finite parameters that differ (|b| where a = 0; 0 where none is).  Not a privacy loss: an order among
     divergences (the witness the black box confirms first is the pair whose mechanism was re-parameterised most -- a
@@ -120,39 +107,6 @@ def moved(expected: dict, given: dict) -> float:
         change = abs(y - x) / abs(x) if x != 0 else abs(y)
         largest = max(largest, change) if math.isfinite(change) else largest
     return largest / (1.0 + largest)
-
-
-@dataclass
-class Call:
-    """One primitive call: ``kind`` (``laplace``, ``choice``, ``diffprivlib.Laplace`` …), its ``parameters``
-    (compared on replay), the ``value`` it is applied to (None where the call shows none), the ``shape`` of its
-    output and the ``noise`` it drew (``output − loc`` for a location family, the index for ``choice``, else the
-    output); ``scale``: the noise's scale where it has one; ``law``: the exact law the accounting knows for it."""
-
-    kind: str
-    parameters: dict
-    value: Any
-    shape: tuple
-    noise: Any
-    scale: Any = None
-    law: str | None = None
-    details: dict = field(default_factory=dict)
-
-    def signature(self) -> str:
-        """What a replay must repeat: kind, shape and parameters, as one line."""
-        shown = ", ".join(f"{k}={_short(v)}" for k, v in sorted(self.parameters.items()))
-        return f"{self.kind}(shape={self.shape}{', ' if shown else ''}{shown})"
-
-
-def _short(value: Any) -> str:
-    array = np.asarray(value) if not isinstance(value, str) else None
-    if array is not None and array.ndim == 0 and array.dtype.kind in "biuf":  # a number, not "array(1.)"
-        return f"{array.item():.6g}"
-    if array is not None and array.ndim > 0:
-        if array.size <= 4:
-            return np.array2string(array, precision=6, separator=",")
-        return f"array{array.shape}"
-    return repr(value) if not isinstance(value, float) else f"{value:.6g}"
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -178,10 +132,10 @@ class Tape:
     location family's recorded noise).  A tape is live while its run is under way (:meth:`running`), in the process
     that made it: a draw anywhere else is not the run's (:attr:`depth`)."""
 
-    def __init__(self, calls: list[Call] | None = None, perturb: dict[int, np.ndarray] | None = None):
+    def __init__(self, calls: Sequence[Event] | None = None, perturb: dict[int, np.ndarray] | None = None):
         self.recording = calls is None
-        self.recorded: list[Call] = [] if calls is None else calls
-        self.replayed: list[Call] = []
+        self.recorded: list[Event] = [] if calls is None else list(calls)
+        self.replayed: list[Event] = []
         self.perturb = perturb or {}
         self._depth = 0  # > 0 inside a wrapped library primitive: its own draws are not primitives of the program
         self.pid = os.getpid()
@@ -202,7 +156,7 @@ class Tape:
         if self._depth:
             return self._depth
         if self.pid != os.getpid():
-            DRAWN_ELSEWHERE.post(_program_line())
+            DRAWN_ELSEWHERE.post(program_line())
             return 1
         return 1 if self.closed else 0
 
@@ -218,29 +172,39 @@ class Tape:
             self.recorded = []
         self.replayed, self.rescaled, self.unrecorded, self._depth = [], [], [], 0
 
-    def next_call(self, call: Call, soft: tuple[str, ...] = ()) -> Call:
-        """The recorded call this replayed ``call`` stands for (kind, shape and parameters checked; a parameter of
-        ``soft`` may differ: the call is then noted in :attr:`rescaled`)."""
+    def next_call(self, call: AnEvent, soft: tuple[str, ...] = ()) -> AnEvent:
+        """The recorded call this replayed ``call`` stands for (:meth:`_matched`); the replay's call, with the recorded
+        draw, joins :attr:`replayed`."""
+        recorded = self._matched(call, call.shape, soft)
+        self.replayed.append(call.replayed(recorded))
+        return recorded
+
+    def _matched(self, call: AnEvent, shape: tuple | None, soft: tuple[str, ...]) -> AnEvent:
+        """The recorded call the replay's ``call`` stands for: its kind, its ``shape`` as the program asked it (None:
+        its output's) and its parameters checked (a parameter of ``soft`` may differ: the call is then noted in
+        :attr:`rescaled`), else a :class:`Divergence`."""
         index = len(self.replayed)
+
+        def said() -> str:  # the call as the program made it
+            return (call if call.shape == shape else dataclasses.replace(call, shape=shape)).signature()
+
         if index >= len(self.recorded):
-            raise Divergence(index, "no further call", call.signature(), line=_program_line())
+            raise Divergence(index, "no further call", said(), line=program_line())
         recorded = self.recorded[index]
         expected, given = recorded.parameters, call.parameters
         if (
-            recorded.kind != call.kind
+            recorded.name != call.name
+            or type(recorded) is not type(call)
             or expected.keys() != given.keys()
-            or (call.shape is not None and recorded.shape != call.shape)
+            or (shape is not None and recorded.shape != shape)
         ):
-            raise Divergence(index, recorded.signature(), call.signature(), line=_program_line())
+            raise Divergence(index, recorded.signature(), said(), line=program_line())
         differing = [k for k, v in expected.items() if not _same(v, given[k])]
         if differing:
             if any(k not in soft for k in differing):
-                moved_by = moved(expected, given)
-                raise Divergence(index, recorded.signature(), call.signature(), moved_by, _program_line())
-            self.rescaled.append((index, recorded.signature(), call.signature()))
-        call.noise, call.shape = recorded.noise, recorded.shape
-        self.replayed.append(call)
-        return recorded
+                raise Divergence(index, recorded.signature(), said(), moved(expected, given), program_line())
+            self.rescaled.append((index, recorded.signature(), said()))
+        return cast(AnEvent, recorded)  # of the call's class, checked above
 
     def note(self, found: Unrecorded) -> None:
         """Note an unrecorded source (once per source and line): on the run under way where this tape's has ended,
@@ -253,11 +217,26 @@ class Tape:
         if found not in self.unrecorded:
             self.unrecorded.append(found)
 
-    def keep(self, call: Call) -> None:
-        """A call of the recording run, with the line of the program that made it (``details["line"]``, where the
-        report points a reader: ``file.py:12``): read on the recording runs only, never on a replay."""
-        call.details["line"] = _program_line()
-        self.recorded.append(call)
+    def made(
+        self, event: Callable[..., AnEvent], shape: tuple | None, draw: Callable[[], Any], soft: tuple[str, ...] = ()
+    ) -> AnEvent:
+        """The event ``event(shape=…, noise=…, line=…)`` of a call whose output has ``shape`` (None: its noise's).
+        On a recording run ``draw()`` -- the primitive's own draws, no calls of the program -- is its noise, and the
+        event joins the record with the program's line that made it (``file.py:12``, where the report points a
+        reader).  On a replay the event with the recorded draw joins :attr:`replayed`, made once (a replay's calls
+        are the audit's inner loop), and the recorded event it stands for is returned (:meth:`_matched`)."""
+        if self.recording:
+            with self.inside():
+                noise = draw()
+            made = event(shape=np.shape(noise) if shape is None else shape, noise=noise, line=program_line())
+            self.recorded.append(made)
+            return made
+        index = len(self.replayed)
+        recorded = self.recorded[index] if index < len(self.recorded) else None
+        call = event(shape=shape, noise=None) if recorded is None else event(shape=recorded.shape, noise=recorded.noise)
+        matched = self._matched(call, shape, soft)
+        self.replayed.append(call)
+        return matched
 
     @contextlib.contextmanager
     def inside(self) -> Iterator[None]:
@@ -277,7 +256,7 @@ class Tape:
         if not self.recording and len(self.replayed) < len(self.recorded):
             index = len(self.replayed)
             missing = self.recorded[index]
-            raise Divergence(index, missing.signature(), "no further call", line=missing.details.get("line", ""))
+            raise Divergence(index, missing.signature(), "no further call", line=missing.line)
 
 
 #: The tapes whose runs are under way, the innermost last (:meth:`Tape.running`).
@@ -322,7 +301,7 @@ _NOT_THE_PROGRAM = (
 _STANDARD = frozenset(sys.stdlib_module_names)
 
 
-def _program_line() -> str:
+def program_line() -> str:
     """``file.py:line`` of the innermost frame outside :data:`_NOT_THE_PROGRAM` and the standard library (the
     program's own call of the primitive, or of the library that made it), or "" where there is none."""
     for frame, line in traceback.walk_stack(None):
@@ -369,7 +348,7 @@ class WatchedPCG64(np.random.PCG64):
 
     def _noted(self, what: str) -> None:
         if self.owner is not None:
-            self.owner._tape.note(Unrecorded(f"rng.bit_generator.{what}", REPEATED, _program_line(), True))
+            self.owner._tape.note(Unrecorded(f"rng.bit_generator.{what}", REPEATED, program_line(), True))
 
     @property  # type: ignore[override]
     def state(self) -> dict:
@@ -442,21 +421,21 @@ class RecordingGenerator(np.random.Generator):
         # copies (the caller may change its arrays after the call); the scale's one copy is both the parameter
         # compared on replay and the noise's scale (neither is changed in place)
         scales = np.array(scale, dtype=float)
-        call = Call(kind, {"scale": scales}, np.array(loc, dtype=float), shape, None, scales, NOISE_LAW[kind])
-        if tape.recording:
-            with tape.inside():
-                noise = np.asarray(getattr(np.random.Generator, kind)(self, 0.0, scale, shape or None), dtype=float)
-            call.noise = noise
-            tape.keep(call)
-        else:  # a scale alone may differ: the recorded standardised noise, at the replayed scale
-            recorded = tape.next_call(call, soft=("scale",))
-            noise = tape.noise(len(tape.replayed) - 1, call.noise)
-            old = recorded.scale
+        value = np.array(loc, dtype=float)
+        event = functools.partial(Located, kind, {"scale": scales}, value=value, scale=scales, law=NOISE_LAW[kind])
+        draw = getattr(np.random.Generator, kind)
+        made = tape.made(
+            event, shape, lambda: np.asarray(draw(self, 0.0, scale, shape or None), dtype=float), ("scale",)
+        )
+        noise = made.noise
+        if not tape.recording:  # a scale alone may differ: the recorded standardised noise, at the replayed scale
+            noise = tape.noise(len(tape.replayed) - 1, noise)
+            old = made.scale
             moved = old.item() != scales.item() if old.ndim == 0 == scales.ndim else not np.array_equal(old, scales)
             if moved:
                 with np.errstate(all="ignore"):
                     noise = np.where(old > 0, noise * scales / np.where(old > 0, old, 1.0), 0.0)
-        values = call.value + noise
+        values = value + noise
         # numpy's convention: a Python float where no size was asked and the parameters are scalars
         return float(values) if size is None and not shape else values
 
@@ -486,21 +465,12 @@ class RecordingGenerator(np.random.Generator):
         population = int(a) if np.ndim(a) == 0 and np.issubdtype(np.asarray(a).dtype, np.integer) else len(a)
         parameters = {"population": population, "replace": bool(replace), "axis": axis, "weighted": p is not None}
         probabilities = None if p is None else np.asarray(p, dtype=float).copy()
-        call = Call(
-            "choice",
-            parameters,
-            probabilities,
-            _size_shape(size),
-            None,
-            law="discrete" if p is not None else "uniform-choice",
-        )
-        if tape.recording:
-            with tape.inside():
-                call.noise = np.asarray(super().choice(population, size, replace, p, 0, shuffle))
-            tape.keep(call)
-        else:
-            tape.next_call(call)
-        index = call.noise
+        law = "discrete" if p is not None else "uniform-choice"
+        event = functools.partial(Choice, "choice", parameters, value=probabilities, law=law)
+        sample = np.random.Generator.choice
+        index = tape.made(
+            event, _size_shape(size), lambda: np.asarray(sample(self, population, size, replace, p, 0, shuffle))
+        ).noise
         if np.ndim(a) == 0 and np.issubdtype(np.asarray(a).dtype, np.integer):
             return copied(index) if size is not None else int(index)
         return np.take(np.asarray(a), index, axis=axis)
@@ -510,14 +480,9 @@ class RecordingGenerator(np.random.Generator):
         if tape.depth:
             return super().permutation(x, axis)
         n = int(x) if np.ndim(x) == 0 else np.shape(x)[axis]
-        call = Call("permutation", {"n": n, "axis": axis}, None, (n,), None)
-        if tape.recording:
-            with tape.inside():
-                call.noise = super().permutation(n)
-            tape.keep(call)
-        else:
-            tape.next_call(call)
-        return copied(call.noise) if np.ndim(x) == 0 else np.take(np.asarray(x), call.noise, axis=axis)
+        event = functools.partial(Draw, "permutation", {"n": n, "axis": axis})
+        order = tape.made(event, (n,), lambda: np.random.Generator.permutation(self, n)).noise
+        return copied(order) if np.ndim(x) == 0 else np.take(np.asarray(x), order, axis=axis)
 
     def shuffle(self, x, axis=0):  # type: ignore[override]
         if self._tape.depth:  # numpy's permutation shuffles through this method: its own draw, not a call
@@ -542,18 +507,11 @@ def _generic(name: str) -> Callable:
             return base(self, *args, **kwargs)
         parameters = {f"arg{i}": copied(a) for i, a in enumerate(args)}
         parameters.update({k: copied(v) for k, v in kwargs.items()})
-        call = Call(name, parameters, None, None, None)  # type: ignore[arg-type]  # its shape: the output's
-        if tape.recording:
-            with tape.inside():
-                output = base(self, *args, **kwargs)
-            # the record keeps its own copy and each run gets one: a program may change its draws in place
-            # (SmartNoise's inverse-CDF Laplace writes its noise over its uniform draws), and the same recorded
-            # array handed to every replay would then reach the next one changed
-            call.noise, call.shape = copied(output), np.shape(output)
-            tape.keep(call)
-            return output
-        tape.next_call(call)
-        return copied(call.noise)
+        # the record keeps its own output and each run gets a copy: a program may change its draws in place
+        # (SmartNoise's inverse-CDF Laplace writes its noise over its uniform draws), and the same recorded array
+        # handed to every replay would then reach the next one changed
+        recorded = tape.made(functools.partial(Draw, name, parameters), None, lambda: base(self, *args, **kwargs))
+        return copied(recorded.noise)
 
     method.__name__ = name
     method.__doc__ = base.__doc__

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pdp_audit.audits.program import accounting, comparison, exact_shifts, same_map, step_laws, trace
+from pdp_audit.audits.program.events import LibraryCall, Located
 from pdp_audit.audits.program.findings import (
     CarriedAbove,
     CoefficientMoved,
@@ -20,7 +21,6 @@ from pdp_audit.audits.program.findings import (
 )
 from pdp_audit.audits.program.fresh_process import Elsewhere
 from pdp_audit.audits.program.neighbours import Neighbour, non_finite
-from pdp_audit.audits.program.recorder import LOCATION_FAMILIES
 from pdp_audit.audits.program.sources import replayable
 
 
@@ -181,8 +181,7 @@ class Analysis:
 def _blind(call: Any) -> bool:
     """A numpy draw that is no location family (the probe shifts those) and has no law here (``choice`` has one,
     diffprivlib's and OpenDP's calls their declared budgets and privacy maps)."""
-    library = call.kind.startswith(("diffprivlib.", "opendp.", "pydp."))
-    return call.law is None and call.kind not in LOCATION_FAMILIES and not library
+    return call.law is None and not isinstance(call, (Located, LibraryCall))
 
 
 def _reading_order(p: PairResult) -> tuple:

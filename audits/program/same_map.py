@@ -59,13 +59,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from pdp_audit.audits.program import probing, trace
 from pdp_audit.audits.program.carried_events import RANGE_REACH
 from pdp_audit.audits.program.comparison import Comparison, Moved
+from pdp_audit.audits.program.events import Event
 from pdp_audit.audits.program.recorder import Divergence
 from pdp_audit.audits.program.replay_bounds import COMPARISON_OPERATIONS, NOISE_OPERATIONS, map_bound
 from pdp_audit.audits.program.through import THROUGH
@@ -115,7 +116,7 @@ class Line:
         columns = found.columns()
         scale = columns.scale if n else np.zeros(0)
         usable = (scale > 0) & np.isfinite(scale)
-        lattice = np.array([bool(recorded.calls[e.call].details.get("lattice", False)) for e in found.elements])
+        lattice = np.array([bool(recorded.calls[e.call].lattice) for e in found.elements])
         laws = set(columns.law.tolist()) if n else set()
         reach = RANGE_REACH["gaussian"] if laws <= {"gaussian"} else RANGE_REACH["laplace"]
         eta = probing.draws(recorded.calls, found.grouped(), n)
@@ -427,7 +428,7 @@ def _read_shifts(c: Comparison, found: trace.Probe) -> tuple[np.ndarray, np.ndar
     return (shift, error) if bool(np.isfinite(error).all()) else None
 
 
-def _outcome(session: trace.Session, data: Any, calls: list, perturbation: dict) -> Outcome:
+def _outcome(session: trace.Session, data: Any, calls: Sequence[Event], perturbation: dict) -> Outcome:
     """The release replayed at ``perturbation``: (structure, numbers), or how it left the recorded path."""
     try:
         run = trace.replay(session, data, calls, perturbation)

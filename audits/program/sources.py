@@ -5,7 +5,7 @@ A program's noise does not always come from its ``rng`` argument: numpy's global
 ``Generator(PCG64())``, ``SeedSequence().spawn``), Python's ``random``, ``scipy.stats``' draws.  For the duration of a
 :class:`~pdp_audit.audits.program.trace.Session` (:func:`sources_recorded`) each of them draws through the session's
 :class:`~pdp_audit.audits.program.recorder.RecordingGenerator`, so each draw is a recorded
-:class:`~pdp_audit.audits.program.recorder.Call` -- a Laplace or normal draw with its law, composed exactly as a draw
+:class:`~pdp_audit.audits.program.events.Draw` -- a Laplace or normal draw with its law, composed exactly as a draw
 from ``rng`` -- and a replay returns the recorded draw.  Only public names are replaced, in their modules'
 namespaces, and given back on leaving:
 
@@ -62,21 +62,21 @@ import contextlib
 import random
 import sys
 import types
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 from pdp_audit.audits.program import audit_hooks, bound_names, entropy, torch_draws
+from pdp_audit.audits.program.events import Event
 from pdp_audit.audits.program.python_random import PYTHON, RecordingRandom
 from pdp_audit.audits.program.recorder import (
     FIXED,
     REPEATED,
     SAVED,
-    Call,
     RecordingGenerator,
     Tape,
     Unrecorded,
-    _program_line,
+    program_line,
 )
 
 #: The real classes and functions, as numpy defines them (captured at import, before any session; Python's: PYTHON).
@@ -96,7 +96,7 @@ _STATE = ("seed", "get_state", "set_state")
 REUSED = "a seed used twice in one run: its noise is drawn again, which the audit does not replay (undecided)"
 
 
-def replayable(notes: list[Unrecorded]) -> bool:
+def replayable(notes: Sequence[Unrecorded]) -> bool:
     """Whether no noted source keeps the record from being reproduced."""
     return not any(n.undecided for n in notes)
 
@@ -198,7 +198,7 @@ class Sources:
         tape = self.tape()
         if tape is None or tape.depth:
             return
-        found = Unrecorded(what, why, _program_line(), undecided)
+        found = Unrecorded(what, why, program_line(), undecided)
         if found not in tape.unrecorded:
             tape.unrecorded.append(found)
 
@@ -277,7 +277,7 @@ class Sources:
         calls = tape.recorded if tape.recording else tape.replayed
         out: set[int] = set()
         for call in calls:
-            if call.kind == "integers" and _range(call) >= DRAWN_RANGE:
+            if call.name == "integers" and _range(call) >= DRAWN_RANGE:
                 out.update(int(v) for v in np.ravel(call.noise))
         return out
 
@@ -308,7 +308,7 @@ class Sources:
         return (str(int(seed)), ()) if isinstance(seed, (int, np.integer)) else (repr(seed), ())
 
 
-def _range(call: Call) -> int:
+def _range(call: Event) -> int:
     """How many values an ``integers`` call draws from (its ``low``, ``high`` and ``endpoint`` parameters)."""
     names = ("low", "high", "size", "dtype", "endpoint")
     given = {names[int(k[3:])] if k.startswith("arg") else k: v for k, v in call.parameters.items()}

@@ -33,14 +33,15 @@ import contextlib
 import math
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 from pdp_audit.audits.program import landing
+from pdp_audit.audits.program.events import Event, Unrecorded
 from pdp_audit.audits.program.faults import raised_at
 from pdp_audit.audits.program.libraries import libraries_wrapped
-from pdp_audit.audits.program.recorder import Call, Divergence, RecordingGenerator, Tape
+from pdp_audit.audits.program.recorder import Divergence, RecordingGenerator, Tape
 from pdp_audit.audits.program.sources import sources_recorded
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.verify.core.float_rules import user_modules
@@ -89,16 +90,16 @@ def given(data: Any) -> Any:
     return data if copy is None else copy()
 
 
-@dataclass
+@dataclass(frozen=True)
 class Run:
     """One run of the program: its release (:func:`~pdp_audit.verify.inputs.release_codec.encode`'s structure and
-    numbers) and the calls it made."""
+    numbers) and the calls it made (its record: :mod:`.events`)."""
 
     structure: tuple
     numbers: np.ndarray
-    calls: list[Call]
-    rescaled: list = field(default_factory=list)  # (index, recorded, replayed) of calls replayed at another scale
-    unrecorded: list = field(default_factory=list)  # randomness used but not recorded (sources.Unrecorded)
+    calls: tuple[Event, ...]
+    rescaled: tuple[tuple[int, str, str], ...] = ()  # (index, recorded, replayed) of calls replayed at another scale
+    unrecorded: tuple[Unrecorded, ...] = ()  # randomness used but not recorded
 
 
 class Session:
@@ -193,7 +194,7 @@ class Session:
         tape.finish()
         structure, numbers = release_codec.parts(release)
         calls = tape.recorded if tape.recording else tape.replayed
-        return Run(structure, numbers, calls, tape.rescaled, tape.unrecorded)
+        return Run(structure, numbers, tuple(calls), tuple(tape.rescaled), tuple(tape.unrecorded))
 
 
 def run(program: Callable | Session, data: Any, tape: Tape) -> Run:
@@ -210,7 +211,7 @@ def record(program: Callable | Session, data: Any) -> Run:
     return run(program, data, Tape())
 
 
-def replay(program: Callable | Session, data: Any, recorded: list[Call], perturb: dict | None = None) -> Run:
+def replay(program: Callable | Session, data: Any, recorded: Sequence[Event], perturb: dict | None = None) -> Run:
     """``program`` run on ``data`` with the ``recorded`` calls' draws (``perturb``: shifts of some of them)."""
     return run(program, data, Tape(recorded, perturb))
 
