@@ -24,6 +24,7 @@ from pdp_audit.audits.program.call_trace import (
 )
 from pdp_audit.audits.program.confirmation import witness as witness_of
 from pdp_audit.audits.program.neighbours import changed
+from pdp_audit.audits.program.relation_hint import PAGE_HINT
 from pdp_audit.audits.program.results import Analysis, PairResult
 from pdp_audit.audits.program.screening import screened_on
 from pdp_audit.audits.program.step_laws import Gaussian, Step
@@ -513,6 +514,9 @@ def review_page(
     claim = f"({epsilon:g}, {delta:g})-DP under {relation}"
     pair = shown_pair(analysis, run)
     title, reading = headline(run, claim, analysis, pair)
+    structure = next((c for c in run.checks if c.id == "program-structure"), None)
+    if structure is not None and structure.details.get("relation_hint"):  # a hint, never a verdict
+        reading += f" {PAGE_HINT}"
     sections = []
     if run.verdict == "pass":
         sections.append(certificate(analysis, epsilon, delta))
