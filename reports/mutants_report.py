@@ -122,11 +122,12 @@ def _page(doc: dict, rows: list[dict], first: bool) -> plt.Figure:
             fig.text(0.09, y, line, fontsize=7.5, va="top")
             y -= 0.014
         found = ", ".join(r["caught_by"]) or "nothing"
-        twin = r["twin_verdict"] + (f" ({', '.join(r['twin_not_passing'])})" if r["twin_not_passing"] else "")
+        twin = check_word(r["twin_verdict"])
+        twin += f" ({', '.join(r['twin_not_passing'])})" if r["twin_not_passing"] else ""
         fig.text(
             0.09,
             y,
-            f"mutant: {r['verdict']}, failed by {found};  correct twin: {twin}",
+            f"mutant: {check_word(r['verdict'])}, refuted by {found};  correct twin: {twin}",
             fontsize=7.5,
             va="top",
             family="DejaVu Sans Mono",
