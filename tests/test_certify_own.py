@@ -196,7 +196,11 @@ def test_a_black_box_mechanism_is_never_certified(tmp_path, monkeypatch):
     assert document["certified"]["evidence"] == "black-box"
     assert [c["id"] for c in document["checks"]] == ["blackbox-attack"]
     banner = _banner(run)
-    assert banner.startswith("UNDECIDED — not a certificate") and "not a certificate" in banner and "no violation found at the stated power" in banner
+    assert (
+        banner.startswith("UNDECIDED — not a certificate")
+        and "not a certificate" in banner
+        and "no violation found at the stated power" in banner
+    )
 
 
 @pytest.mark.tier2

@@ -71,7 +71,9 @@ def test_a_pass_that_nothing_makes_hold_is_not_decided():
     held = make_run("toy", _dp_checks(1.2e-5, exact=0.9e-5), 1e-6, {"epsilon": 1.0, "delta": 1e-5}, 0)
     assert held.exit_code == 0 and "holds by the exact δ(1) = 9.0000e-06" in describe(held)
     below = make_run("toy", _dp_checks(0.8e-5, exact=None), 1e-6, {"epsilon": 1.0, "delta": 1e-5}, 0)
-    assert below.exit_code == 0 and describe(below).splitlines()[0].startswith("pdp-audit: toy: CERTIFIED: (1, 8e-06)-DP")
+    assert below.exit_code == 0 and describe(below).splitlines()[0].startswith(
+        "pdp-audit: toy: CERTIFIED: (1, 8e-06)-DP"
+    )
 
 
 def test_an_undecided_claim_names_the_budget_that_would_decide_it():
@@ -114,7 +116,8 @@ def test_a_failed_run_says_the_claim_is_refuted_and_by_what():
     assert run.exit_code == 1
     first = describe(run).splitlines()[0]
     assert (
-        first == "pdp-audit: toy: REFUTED: the claim (1, 1e-05)-DP is refuted (dp-forward, dp-reverse fail) (exit code 1)"
+        first
+        == "pdp-audit: toy: REFUTED: the claim (1, 1e-05)-DP is refuted (dp-forward, dp-reverse fail) (exit code 1)"
     )
     assert certified_claim(run.checks) is None
 
