@@ -36,6 +36,7 @@ from pdp_audit.reports.page_text import A4, COLOURS, pdf_document, save_pages, t
 from pdp_audit.reports.pdf import run_pages  # noqa: E402
 from pdp_audit.reports.publish import write_together  # noqa: E402
 from pdp_audit.reports.records import Check, Run  # noqa: E402
+from pdp_audit.reports.verdict_words import claim_word
 
 SCHEMA_VERSION = 1
 
@@ -105,8 +106,8 @@ def _cover(doc: dict) -> list[plt.Figure]:
         [
             ("pdp-audit — privacy assertions of a test session", {"size": 18, "weight": "bold", "gap": 0.01}),
             (
-                f"{len(doc['assertions'])} assertions: {counts['pass']} pass, {counts['inconclusive']} inconclusive, "
-                f"{counts['fail']} fail. Each has its own pages below, drawn as `pdp-audit run` draws an audit.",
+                f"{len(doc['assertions'])} assertions: {counts['pass']} certified, {counts['inconclusive']} undecided, "
+                f"{counts['fail']} refuted. Each has its own pages below, drawn as `pdp-audit run` draws an audit.",
                 {"size": 10, "gap": 0.01},
             ),
         ],
@@ -122,7 +123,7 @@ def _cover(doc: dict) -> list[plt.Figure]:
             pages.append(fig)
             y = _header(fig, text_block(fig, [("Assertions (continued)", {"size": 13, "weight": "bold"})]))
         fig.text(0.07, y, str(number), fontsize=7.5, va="top")
-        fig.text(0.86, y, r["verdict"].upper(), fontsize=7.5, va="top", weight="bold", color=COLOURS[r["verdict"]])
+        fig.text(0.86, y, claim_word(r["verdict"]), fontsize=7.5, va="top", weight="bold", color=COLOURS[r["verdict"]])
         for line in lines:
             fig.text(0.16, y, line, fontsize=7.5, va="top")
             y -= 0.015

@@ -12,7 +12,7 @@ confidence.  The headline and the exit code are both about that claim -- certifi
 * ``proof``: the pure claim (δ = 0) rests on the bounded-loss proof of a pair the suite built from the declared law
   (:func:`pdp_audit.verify.evidence.pair_claims.proof_estimate`): "(1, 0)-DP certified by the bounded-loss proof";
 * ``sampling``: the intervals alone lie below the claim: "(1, 7.8e-06)-DP certified" names δ̄, the larger of the two
-  directions' tightest upper bounds (below), rounded *up* to two significant digits, so a PASS never states more
+  directions' tightest upper bounds (below), rounded *up* to two significant digits, so a certificate never states more
   than the evidence supports;
 * ``composition``: the release is the adaptive composition of stages, each audited against its own (ε_i, δ_i)
   (:attr:`Check.stage`: ObjPert's θ̂ᴾ and the privacy report of it); every stage's claim holds, so the release is
@@ -37,7 +37,7 @@ is taken (a paper finding is decided as a family of its own, with an α of its o
 The stated interval of the ``exact`` basis stays the claim checks' own (the closed form is checked against the
 sampling it is confirmed by).
 
-A failed run refutes the claim and certifies nothing: "FAIL: the claim (1, 0.001)-DP is refuted (loss-consistency
+A failed run refutes the claim and certifies nothing: "REFUTED: the claim (1, 0.001)-DP is refuted (loss-consistency
 fails)".
 """
 

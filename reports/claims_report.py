@@ -35,6 +35,7 @@ from pdp_audit.reports.page_text import (  # noqa: E402
 from pdp_audit.reports.plots import plot  # noqa: E402
 from pdp_audit.reports.publish import write_together  # noqa: E402
 from pdp_audit.reports.records import Check, TailCurves  # noqa: E402
+from pdp_audit.reports.verdict_words import check_word, claim_word
 
 GREY = "#555555"
 AGREEMENT = {True: ("agrees", COLOURS["pass"]), False: ("DISAGREES", COLOURS["fail"]), None: ("undecided", GREY)}
@@ -96,7 +97,7 @@ def _rows_fitting(rows: list, room: float) -> int:
 def _outcome(doc: dict) -> tuple[str, str]:
     """The banner: green when every computed verdict agrees with the ledger, red when one disagrees."""
     c = doc["counts"]
-    text = f"{c['pass']} pass · {c['fail']} fail · {c['inconclusive']} inconclusive"
+    text = f"{c['pass']} certified · {c['fail']} refuted · {c['inconclusive']} undecided"
     if doc["disagreements"]:
         return "fail", f"{len(doc['disagreements'])} DISAGREE with the ledger: {text}"
     return "pass", f"all agree with the ledger: {text}"
@@ -176,7 +177,7 @@ def _entry_pages(entry: dict, checks: Sequence[Check]):
     lines: list[tuple[str, dict]] = [
         (f"{entry['id']} — {entry['where']}", {"size": 13, "weight": "bold", "gap": 0.006}),
         (
-            f"verdict: {entry['verdict'].upper()}    expected: {entry['expected']}    {agree}",
+            f"verdict: {claim_word(entry['verdict'])}    expected: {check_word(entry['expected'])}    {agree}",
             {"size": 10.5, "weight": "bold", "color": COLOURS.get(entry["verdict"], GREY), "gap": 0.01},
         ),
         ("As printed: " + entry["statement"], {"size": 8.5, "gap": 0.008}),
@@ -227,7 +228,7 @@ def _check_summary(check: Check) -> list[tuple[str, dict]]:
     indented = {"size": 7.5, "indent": 0.02, "gap": 0.0}
     out: list[tuple[str, dict]] = [
         (
-            f"[{check.id}] {check.title} — {check.verdict.upper()} ({role})",
+            f"[{check.id}] {check.title} — {check_word(check.verdict)} ({role})",
             {"size": 8.5, "weight": "bold", "color": COLOURS[check.verdict], "gap": 0.002},
         ),
         ("Claim: " + check.claim, indented),

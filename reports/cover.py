@@ -31,17 +31,16 @@ from pdp_audit.reports.page_text import (  # noqa: E402
 )
 from pdp_audit.reports.plots import draw_event_rates, draw_profile, draw_roc  # noqa: E402
 from pdp_audit.reports.records import EventRates, Lines, Roc, Run, TailCurves  # noqa: E402
+from pdp_audit.reports.verdict_words import check_word, claim_word  # noqa: E402
 
+#: A run's and a certificate's banner: the verdict's word (:mod:`pdp_audit.reports.verdict_words`) and what it means.
 VERDICT_TEXT = {
-    "pass": "PASS — every guarantee is supported by the evidence",
-    "fail": "FAIL — a guarantee is violated at the stated significance",
-    "inconclusive": "INCONCLUSIVE — no violation found, but not every guarantee could be confirmed",
-}
-#: A certificate's banner: what the deployment may carry.
-CERTIFICATE_TEXT = {
-    "pass": "CERTIFIED — every guarantee is supported by the evidence",
-    "fail": "NOT CERTIFIED — a guarantee is violated at the stated significance",
-    "inconclusive": "UNDECIDED — no violation found, but not every guarantee could be confirmed",
+    verdict: f"{claim_word(verdict)} — {meaning}"
+    for verdict, meaning in (
+        ("pass", "every guarantee is supported by the evidence"),
+        ("fail", "a guarantee is violated at the stated significance"),
+        ("inconclusive", "no violation found, but not every guarantee could be confirmed"),
+    )
 }
 
 
@@ -168,10 +167,13 @@ def _banner(run: Run) -> str:
     c = run.certified or {}
     if c.get("evidence") == "black-box" and run.verdict != "fail":
         trials = c.get("audit", {}).get("trials")
-        return f"NOT A CERTIFICATE — no violation found at the stated power ({fmt(trials)} releases per world)"
+        return (
+            f"{claim_word(run.verdict)} — not a certificate: no violation found at the stated power "
+            f"({fmt(trials)} releases per world)"
+        )
     if run.parameters.get("headline") and run.parameters.get("epsilon") is None:  # a bound, no claim to decide
-        return "NO CLAIM TESTED — a lower bound only (it can refute a claim, never certify one)"
-    words = (CERTIFICATE_TEXT if c else VERDICT_TEXT)[run.verdict]
+        return f"{claim_word(run.verdict)} — no claim tested: a lower bound only (it can refute a claim, never certify)"
+    words = VERDICT_TEXT[run.verdict]
     suffix = verdict_suffix(run.checks, with_reproducibility=False)
     return words if not suffix else f"{words.split(' — ')[0]} — {suffix.removeprefix(': ')}"
 
@@ -360,7 +362,7 @@ def _central_figure(fig, run: Run, top: float) -> float:
 
 def _cells(check) -> list[list[str]]:
     """A guarantee's row: its id, what its verdict rests on, the number to take away, the verdict; wrapped."""
-    return wrap_cells((check.id, basis(check), reading(check), check.verdict.upper()), _COLUMNS, _CELL, bold=(3,))
+    return wrap_cells((check.id, basis(check), reading(check), check_word(check.verdict)), _COLUMNS, _CELL, bold=(3,))
 
 
 def _holm_count(checks) -> str:
@@ -424,9 +426,9 @@ def _scope_lines(run: Run) -> list[tuple[str, dict]]:
         ("What this does and does not cover", {"size": 9.5, "weight": "bold"}),
         (
             f"{neighbour} {basis_text}"
-            "PASS: the whole interval lies on the claim's side (or an exact closed form computed here satisfies the "
-            "claim and the sampled estimate agrees with it); FAIL: the data contradict the claim at α; INCONCLUSIVE: "
-            f"neither, and the page says what budget decides it. {out_of_scope}"
+            "certified: the whole interval lies on the claim's side (or an exact closed form computed here satisfies "
+            "the claim and the sampled estimate agrees with it); refuted: the data contradict the claim at α; "
+            f"undecided: neither, and the page says what budget decides it. {out_of_scope}"
             "the random number generator of the deployment, and any mechanism or parameter other than "
             "those listed above.",
             {"size": 8, "width": 120},
@@ -451,7 +453,7 @@ def findings_line(run: Run) -> str:
     counts = {v: sum(c.verdict == v for c in run.findings) for v in COLOURS}
     return (
         f"Paper findings (appendix, not part of the verdict): {len(run.findings)} statements checked as printed — "
-        f"{counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive."
+        f"{counts['pass']} certified, {counts['fail']} refuted, {counts['inconclusive']} undecided."
     )
 
 
@@ -472,7 +474,7 @@ def appendix_page(run: Run) -> list[plt.Figure]:
     ]
     pages, fig, y = [], None, 0.0
     for check in run.findings or ():
-        row = wrap_cells((check.id, check.title, check.verdict.upper()), _APPENDIX_COLUMNS, 8, bold=(2,))
+        row = wrap_cells((check.id, check.title, check_word(check.verdict)), _APPENDIX_COLUMNS, 8, bold=(2,))
         if fig is None or y - row_height(row, 8) < 0.04:
             fig = plt.figure(figsize=A4)
             pages.append(fig)

@@ -29,6 +29,7 @@ from pdp_audit.reports.page_text import (  # noqa: E402
     wrap_to_width,
 )
 from pdp_audit.reports.publish import write_together  # noqa: E402
+from pdp_audit.reports.verdict_words import check_word
 
 
 def mutants_document(rows: list[dict], seed: int, alpha: float) -> dict:
@@ -121,11 +122,12 @@ def _page(doc: dict, rows: list[dict], first: bool) -> plt.Figure:
             fig.text(0.09, y, line, fontsize=7.5, va="top")
             y -= 0.014
         found = ", ".join(r["caught_by"]) or "nothing"
-        twin = r["twin_verdict"] + (f" ({', '.join(r['twin_not_passing'])})" if r["twin_not_passing"] else "")
+        twin = check_word(r["twin_verdict"])
+        twin += f" ({', '.join(r['twin_not_passing'])})" if r["twin_not_passing"] else ""
         fig.text(
             0.09,
             y,
-            f"mutant: {r['verdict']}, failed by {found};  correct twin: {twin}",
+            f"mutant: {check_word(r['verdict'])}, refuted by {found};  correct twin: {twin}",
             fontsize=7.5,
             va="top",
             family="DejaVu Sans Mono",
@@ -144,7 +146,7 @@ def _numbers(evidence: dict | None) -> str:
     interval = evidence.get("interval")
     shown = "" if interval is None else " [" + ", ".join("∞" if v is None else f"{v:.3g}" for v in interval) + "]"
     estimate = "" if evidence.get("estimate") is None else f"; estimate {evidence['estimate']:.3g}{shown}"
-    return f"{evidence['check']} {evidence['verdict'].upper()}: {evidence['reading']}{estimate}"
+    return f"{evidence['check']} {check_word(evidence['verdict'])}: {evidence['reading']}{estimate}"
 
 
 def write_mutants_report(doc: dict, pdf: str | None, json_path: str | None) -> None:

@@ -23,6 +23,7 @@ from pdp_audit.reports.page_text import A4, COLOURS, fmt, pdf_document, save_pag
 from pdp_audit.reports.plots import legend_below, plot  # noqa: E402
 from pdp_audit.reports.records import Check, Clipping, Page, Run  # noqa: E402
 from pdp_audit.reports.review_page import review_pages  # noqa: E402
+from pdp_audit.reports.verdict_words import check_word
 
 
 def check_lines(check: Check) -> list[tuple[str, dict]]:
@@ -31,7 +32,7 @@ def check_lines(check: Check) -> list[tuple[str, dict]]:
     return [
         (f"{check.title}", {"size": 15, "weight": "bold"}),
         (
-            f"[{check.id}]  verdict: {check.verdict.upper()}{role}",
+            f"[{check.id}]  verdict: {check_word(check.verdict)}{role}",
             {"size": 11, "weight": "bold", "color": COLOURS[check.verdict], "gap": 0.012},
         ),
         (f"Basis of the verdict: {basis(check)}.   The evidence shows: {reading(check)}.", {"size": 9.5}),

@@ -9,12 +9,14 @@ from typing import Sequence
 from pdp_audit.reports.certified_claim import verdict_suffix
 from pdp_audit.reports.numbers import fmt_level
 from pdp_audit.reports.records import Check, Run
+from pdp_audit.reports.verdict_words import check_word, claim_word
 
 
 def verdict_words(verdict: str, checks) -> str:
-    """``PASS``, and what it certified where it decides a pair's claim: ``PASS: (1, 3.3e-11)-DP certified``, with
-    "not reproducible" where the sampler draws from its own source (:mod:`pdp_audit.reports.certified_claim`)."""
-    return verdict.upper() + verdict_suffix(checks)
+    """``CERTIFIED``, and what it certified where it decides a pair's claim (``CERTIFIED: (1, 3.3e-11)-DP
+    certified``), with "not reproducible" where the sampler draws from its own source
+    (:mod:`pdp_audit.reports.certified_claim`)."""
+    return claim_word(verdict) + verdict_suffix(checks)
 
 
 def describe(run: Run) -> str:
@@ -51,7 +53,7 @@ def check_lines(checks: Sequence[Check]) -> list[str]:
             else f", interval [{c.ci[0]:.4g}, {c.ci[1]:.4g}] at confidence {fmt_level(c.level)}"
         )
         adj = "" if c.adjusted_pvalue is None else f", Holm-adjusted p-value {c.adjusted_pvalue:.3g}"
-        lines.append(f"  [{c.id}] {c.verdict.upper()}: {c.claim}")
+        lines.append(f"  [{c.id}] {check_word(c.verdict)}: {c.claim}")
         estimate = "—" if c.estimate is None else f"{c.estimate:.4g}"
         exact = "" if c.exact is None else f"; exact {c.exact:.4g}"
         lines.append(f"      {c.formula}; estimate {estimate}{ci}{adj}{exact}")
@@ -75,4 +77,4 @@ def summary_lines(run: Run, elapsed: float) -> list[str]:
 def _summary_line(check: Check) -> str:
     ci = "" if check.ci is None else f"  CI [{check.ci[0]:.4g}, {check.ci[1]:.4g}]"
     est = "" if check.estimate is None else f"estimate {check.estimate:.4g}"
-    return f"  {check.verdict.upper():13s} {check.id:24s} {est}{ci}"
+    return f"  {check_word(check.verdict):13s} {check.id:24s} {est}{ci}"

@@ -29,6 +29,7 @@ from pdp_audit.reports.page_text import (  # noqa: E402
 )
 from pdp_audit.reports.sweep_fits import exponent_pages  # noqa: E402
 from pdp_audit.reports.sweep_json import FWER_STATEMENT  # noqa: E402
+from pdp_audit.reports.verdict_words import check_word  # noqa: E402
 
 
 def _listed_colours(name: str) -> tuple:
@@ -50,9 +51,9 @@ PANEL_COLUMNS = 4
 CURVE_COLOURS = _listed_colours("tab10")
 HEADLINE_CHECKS = ("dp-forward", "dp-reverse", "lr-attack", "cor23-ex-post", "loss-law", "pdp-median-individual")
 SWEEP_VERDICT_TEXT = {
-    "pass": "PASS — every check of every cell is supported by the evidence",
-    "fail": "FAIL — some claim is violated in at least one cell",
-    "inconclusive": "INCONCLUSIVE — no violation found, but not every claim could be confirmed",
+    "pass": "CERTIFIED — every check of every cell is supported by the evidence",
+    "fail": "REFUTED — some claim is violated in at least one cell",
+    "inconclusive": "UNDECIDED — no violation found, but not every claim could be confirmed",
 }
 
 
@@ -106,7 +107,7 @@ def cover_page(results) -> plt.Figure:
             ax.text(
                 left + counts[verdict] / 2,
                 0,
-                f"{counts[verdict]} {verdict}",
+                f"{counts[verdict]} {check_word(verdict)}",
                 ha="center",
                 va="center",
                 color="white",
@@ -141,11 +142,11 @@ def cover_page(results) -> plt.Figure:
     more.append(("How to read a verdict", {"size": 11, "weight": "bold"}))
     more.append(
         (
-            "A cell's verdict is the worst of its checks: FAIL when the data contradict a claim at the cell's α "
-            "(Holm-adjusted p-value ≤ α/cells); PASS when every check's interval (or an exact closed form that the "
-            "interval agrees with) supports its claim; INCONCLUSIVE otherwise. The sweep's verdict is the worst over "
+            "A cell's verdict is the worst of its checks: refuted when the data contradict a claim at the cell's α "
+            "(Holm-adjusted p-value ≤ α/cells); certified when every check's interval (or an exact closed form that "
+            "the interval agrees with) supports its claim; undecided otherwise. The sweep's verdict is the worst over "
             "its cells. A sweep that deliberately includes broken settings (e.g. σ deflated below the calibration) is "
-            "expected to FAIL in exactly those cells: read the table and the plots.",
+            "expected to be refuted in exactly those cells: read the table and the plots.",
             {"size": 9},
         )
     )
@@ -221,7 +222,7 @@ def table_pages(results) -> list[plt.Figure]:
                 fig.text(
                     x_verdict,
                     y,
-                    record["verdict"].upper(),
+                    check_word(record["verdict"]),
                     fontsize=7.5,
                     va="top",
                     weight="bold",

@@ -87,7 +87,7 @@ def test_audit_pair_passes_a_correct_pair_and_fails_a_broken_one():
         ShiftedGaussian(1.0, loss_sigma=2.0), epsilon=5.0, delta=1e-3, trials=pdp_audit.PairBudget(20_000, law="ideal")
     )
     assert {c.id for c in wrong_loss.checks if c.verdict == "fail"} >= {"loss-consistency"}
-    assert "[loss-consistency] FAIL" in pdp_audit.describe(wrong_loss)
+    assert "[loss-consistency] refuted" in pdp_audit.describe(wrong_loss)
 
 
 def test_audit_pair_is_seeded_and_per_instance_names_its_checks():

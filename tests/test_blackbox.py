@@ -87,7 +87,7 @@ def test_cli_exit_codes_and_json(tmp_path, monkeypatch, capsys):
     doc = json.loads(out.read_text())
     assert doc["check"]["verdict"] == "fail" and doc["check"]["id"] == "blackbox-attack"
     assert main(["blackbox", "user_mech:correct", *common]) == 3
-    assert "INCONCLUSIVE" in capsys.readouterr().out
+    assert "UNDECIDED" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
@@ -219,7 +219,7 @@ def test_cli_decides_huge_and_tiny_releases_and_refuses_infinite_ones_in_one_lin
     common = ["--claim-epsilon", "1", "--claim-delta", "1e-5", "--trials", "20000"]
     for factory in ("huge", "tiny"):
         assert main(["blackbox", f"scaled_mech:{factory}", *common]) == 1, capsys.readouterr()
-        assert "FAIL  ε lower bound" in capsys.readouterr().out
+        assert "REFUTED  ε lower bound" in capsys.readouterr().out
     for factory in ("infinite", "nan"):
         out = tmp_path / f"{factory}.json"
         assert main(["blackbox", f"scaled_mech:{factory}", *common, "--json", str(out)]) == 1
@@ -229,7 +229,7 @@ def test_cli_decides_huge_and_tiny_releases_and_refuses_infinite_ones_in_one_lin
         # file descriptor 2, which capsys does not read)
         said = [line for line in captured.err.splitlines() if not line.startswith("pdp-audit blackbox: Budget: ")]
         assert len(lines) == 1 and not said, captured
-        assert "FAIL  pair-protocol" in lines[0] and "sample('D', 2) returned 1 of 2 releases" in lines[0]
+        assert "REFUTED  pair-protocol" in lines[0] and "sample('D', 2) returned 1 of 2 releases" in lines[0]
         assert "NaN or infinite" in lines[0], lines[0]
         assert json.loads(out.read_text())["check"]["id"] == "pair-protocol"
 

@@ -97,7 +97,7 @@ def test_the_command_refutes_by_default_and_says_what_the_ideal_law_leaves_out(t
     argv = ["blackbox", "float_mech:make", "--claim-epsilon", "1", "--claim-delta", "0", "--trials", str(TRIALS)]
     argv += ["--train-trials", "10000", "--seed", "5"]
     assert main(argv) == 1
-    assert "FAIL" in capsys.readouterr().out
+    assert "REFUTED" in capsys.readouterr().out
     out = tmp_path / "bb.json"
     assert main([*argv, "--law", "ideal", "--json", str(out)]) == 3
     assert "the float implementation was not audited" in capsys.readouterr().out

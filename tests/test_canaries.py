@@ -142,7 +142,7 @@ def test_cli_exit_codes_reports_and_reproducibility(tmp_path, monkeypatch, capsy
     report, doc = tmp_path / "c.pdf", tmp_path / "c.json"
     args = [*files, "--delta", "1e-5", "--report", str(report), "--json", str(doc)]
     assert main(["canaries", *args]) == 3
-    assert "INCONCLUSIVE" in capsys.readouterr().out
+    assert "UNDECIDED" in capsys.readouterr().out
     first = report.read_bytes()
     assert first.startswith(b"%PDF")
     assert main(["canaries", *args]) == 3
@@ -151,7 +151,7 @@ def test_cli_exit_codes_reports_and_reproducibility(tmp_path, monkeypatch, capsy
     assert main(["canaries", *args, "--claim-epsilon", "9"]) == 3
     assert json.loads(doc.read_text())["checks"][0]["details"]["claim_tested"] is True
     assert main(["canaries", *args, "--claim-epsilon", "1"]) == 1
-    assert "FAIL" in capsys.readouterr().out
+    assert "REFUTED" in capsys.readouterr().out
     data = json.loads(doc.read_text())
     assert data["exit_code"] == 1 and data["parameters"]["epsilon"] == 1.0
     assert main(["canaries", *args]) == 3

@@ -196,7 +196,11 @@ def test_a_black_box_mechanism_is_never_certified(tmp_path, monkeypatch):
     assert document["certified"]["evidence"] == "black-box"
     assert [c["id"] for c in document["checks"]] == ["blackbox-attack"]
     banner = _banner(run)
-    assert "NOT A CERTIFICATE" in banner and "no violation found at the stated power" in banner
+    assert (
+        banner.startswith("UNDECIDED — not a certificate")
+        and "not a certificate" in banner
+        and "no violation found at the stated power" in banner
+    )
 
 
 @pytest.mark.tier2
@@ -206,7 +210,7 @@ def test_a_black_box_mechanism_far_from_its_claim_is_refuted(tmp_path, monkeypat
     toml = project(tmp_path, module=BLACKBOX, parameters="scale = 0.1", trials="2000")
     code, document, run = certified_run(monkeypatch, toml)
     assert code == 1 and document["checks"][0]["verdict"] == "fail"
-    assert "NOT A CERTIFICATE" not in _banner(run)
+    assert "not a certificate" not in _banner(run) and _banner(run).startswith("REFUTED")
 
 
 def test_per_instance_pairs_are_each_audited_on_their_own_page(tmp_path, monkeypatch):

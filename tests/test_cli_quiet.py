@@ -91,6 +91,6 @@ def test_program_says_its_stages_on_stderr_and_quiet_says_nothing(tmp_path):
     said = _program(tmp_path)
     assert said.returncode == 0, said.stderr
     assert "pdp-audit program: recording the program on D" in said.stderr, said.stderr
-    assert said.stdout.startswith("pdp-audit program stats:noisy_sum: PASS")
+    assert said.stdout.startswith("pdp-audit program stats:noisy_sum: CERTIFIED")
     quiet = _program(tmp_path, "--quiet")
     assert quiet.returncode == 0 and quiet.stdout == "" and "pdp-audit program:" not in quiet.stderr, quiet

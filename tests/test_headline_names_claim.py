@@ -100,7 +100,7 @@ def test_a_claim_check_is_typed_not_named():
         _check("ag-dp-reverse", "D'||D", 1e-8),
     ]
     run = make_run("toy", checks, 1e-6, {"epsilon": 1.0, "delta": 1e-5}, 0)
-    assert describe(run).splitlines()[0] == "pdp-audit: toy: PASS: (1, 4e-08)-DP certified (exit code 0)"
+    assert describe(run).splitlines()[0] == "pdp-audit: toy: CERTIFIED: (1, 4e-08)-DP certified (exit code 0)"
     assert [check_from_dict(check_to_dict(c)).delta_of for c in checks] == ["D||D'", "D'||D"] * 2
     untyped = [_check("x-dp-forward", None, 3e-8), _check("x-dp-reverse", None, 2e-8)]
     assert certified_claim(untyped) is None
@@ -127,13 +127,13 @@ def test_a_pipeline_of_stages_is_certified_by_their_composition():
     assert claim.delta == 4.3e-8, claim
     run = make_run("toy", checks, 1e-6, {"epsilon": 0.9, "delta": 2e-5}, 0)
     line = describe(run).splitlines()[0]
-    assert line.startswith("pdp-audit: toy: PASS: (0.9, 4.3e-08)-DP certified by composing its stages: first: ")
+    assert line.startswith("pdp-audit: toy: CERTIFIED: (0.9, 4.3e-08)-DP certified by composing its stages: first: ")
     assert [check_from_dict(check_to_dict(c)).stage for c in checks] == ["first"] * 2 + ["second"] * 2
     undecided = [*_stage("first", 0.2, (3e-9, 1e-9)), *_stage("second", 0.7, (2e-8, 0.5), ("pass", "inconclusive"))]
     assert not certified_claim(undecided).covers_claim
     failed = [*_stage("first", 0.2, (3e-9, 1e-9)), *_stage("second", 0.7, (2e-8, 0.5), ("pass", "fail"))]
     run = make_run("toy", failed, 1e-6, {"epsilon": 0.9, "delta": 2e-5}, 0)
-    assert "FAIL: stage second's claim (0.7, 1e-05)-DP is refuted (second-dp-reverse fails)" in describe(run)
+    assert "REFUTED: stage second's claim (0.7, 1e-05)-DP is refuted (second-dp-reverse fails)" in describe(run)
     assert certified_claim([*_stage("first", 0.2, (3e-9, 1e-9)), _stage("second", 0.7, (2e-8, 4e-8))[0]]) is None
 
 
@@ -148,7 +148,7 @@ def test_an_interval_open_above_rests_on_the_closed_form_or_nothing():
         _check(i, d, math.inf, bound_delta=1.26e-19) for i, d in (("p-dp-forward", "D||D'"), ("p-dp-reverse", "D'||D"))
     ]
     run = make_run("objpert", bound, 1e-6, params, 0)
-    assert run.exit_code == 0 and "PASS: (1, 1.3e-19)-DP certified by the closed-form bound" in describe(run)
+    assert run.exit_code == 0 and "CERTIFIED: (1, 1.3e-19)-DP certified by the closed-form bound" in describe(run)
     bare = [_check("dp-forward", "D||D'", math.inf), _check("dp-reverse", "D'||D", 1e-6)]
     run = make_run("open", bare, 1e-6, params, 0)
     assert run.exit_code == 3 and "the claim (1, 1e-05)-DP is not decided" in describe(run).splitlines()[0]

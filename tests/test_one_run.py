@@ -141,7 +141,7 @@ def test_cli_exit_codes_and_report(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)  # runs without --report write pdp-audit-canaries.pdf here
     report, doc = tmp_path / "o.pdf", tmp_path / "o.json"
     assert main(["canaries", *args, "--claim-epsilon", "1", "--report", str(report), "--json", str(doc)]) == 1
-    assert "FAIL" in capsys.readouterr().out and report.read_bytes().startswith(b"%PDF")
+    assert "REFUTED" in capsys.readouterr().out and report.read_bytes().startswith(b"%PDF")
     data = json.loads(doc.read_text())
     assert data["checks"][0]["details"]["m"] == 5_000 and data["parameters"]["guesses"] == "grid"
     none = ["--report", "none"]  # the exit codes below are the subject; the report is the first run's

@@ -90,8 +90,8 @@ def test_broken_mechanism_fails_with_a_readable_message_and_the_report_is_writte
     result.stdout.fnmatch_lines(
         [
             "*test_broken*",
-            "pdp-audit: (1, 1e-05) DP claim of GaussianPair: FAIL: the claim (1, 1e-05)-DP is refuted (*",
-            "*[[]dp-forward] FAIL: The pair is (1, 1e-05)-DP*",
+            "pdp-audit: (1, 1e-05) DP claim of GaussianPair: REFUTED: the claim (1, 1e-05)-DP is refuted (*",
+            "*[[]dp-forward] refuted: The pair is (1, 1e-05)-DP*",
             "*estimate *, interval [[]*, *[]] at confidence 1 − 2.5e-7, Holm-adjusted p-value*",
             "*2,048 of at most 20,000 samples, failed, seed 5, false-alarm probability α = 1e-06*",
         ]
@@ -99,8 +99,8 @@ def test_broken_mechanism_fails_with_a_readable_message_and_the_report_is_writte
     assert "Traceback" not in result.stdout.str()
     result.stdout.fnmatch_lines(
         [
-            "*4 assertions: 2 pass, 1 inconclusive, 1 fail*",
-            "*INCONCLUSIVE*test_tight_without_closed_form*",
+            "*4 assertions: 2 certified, 1 undecided, 1 refuted*",
+            "*UNDECIDED*test_tight_without_closed_form*",
             "*= 1 failed, 2 passed, 1 undecided in *",
         ]
     )
@@ -126,8 +126,8 @@ def test_under_xdist_the_broken_mechanism_fails_and_the_workers_records_are_merg
     result.stdout.fnmatch_lines(
         [
             "*2 workers*",
-            "*pdp-audit: (1, 1e-05) DP claim of GaussianPair: FAIL*",
-            "*4 assertions: 2 pass, 1 inconclusive, 1 fail*",
+            "*pdp-audit: (1, 1e-05) DP claim of GaussianPair: REFUTED*",
+            "*4 assertions: 2 certified, 1 undecided, 1 refuted*",
         ]
     )
     assert (user_suite.path / "parallel.pdf").read_bytes().startswith(b"%PDF")
@@ -150,7 +150,7 @@ def test_merged_report_is_byte_identical_with_or_without_xdist(user_suite):
 def test_strict_turns_inconclusive_into_failure(user_suite):
     result = user_suite.runpytest_inprocess(*ARGS, "--audit-strict", "-k", "tight")  # no process boundary tested
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*INCONCLUSIVE*", "*--audit-strict: inconclusive counts as failure*"])
+    result.stdout.fnmatch_lines(["*UNDECIDED*", "*--audit-strict: undecided counts as failure*"])
 
 
 @pytest.mark.slow  # 21-23 s of the suite on 2 cores: --run-slow (CI's time limit)
@@ -291,14 +291,14 @@ def test_malformed_losses_fail_with_the_reason(kwargs, needle, early_stop):
 )
 def test_a_loss_or_view_that_does_not_match_the_sampler_fails(kwargs, failing):
     verdict, message = _outcome(UserPair(**kwargs))
-    assert verdict == "fail" and f"[{failing}] FAIL" in message, message
+    assert verdict == "fail" and f"[{failing}] refuted" in message, message
 
 
 def test_a_loss_and_view_for_another_sigma_fail_the_identities_too():
     """The whole budget in one pass (``--audit-no-early-stop``): the loss-consistency identities refute the loss
     written for σ = 3, whatever the view says."""
     verdict, message = _outcome(UserPair(sample_sigma=1.0, loss_sigma=3.0, view_sigma=3.0), early_stop=False)
-    assert verdict == "fail" and "[loss-consistency] FAIL" in message, message
+    assert verdict == "fail" and "[loss-consistency] refuted" in message, message
 
 
 def test_the_correct_twin_passes_every_validation():
@@ -307,7 +307,7 @@ def test_the_correct_twin_passes_every_validation():
     verdict, message = _outcome(UserPair(_sigma(1.0, 1e-6), view_sigma=_sigma(1.0, 1e-6)), delta=2e-3)
     assert verdict == "pass", message
     for check_id in ("loss-consistency", "noise-view", "dp-forward", "dp-reverse"):
-        assert f"[{check_id}] PASS" in message, (check_id, message)
+        assert f"[{check_id}] certified" in message, (check_id, message)
 
 
 def test_a_supplied_closed_form_is_a_claim_not_evidence():
@@ -318,13 +318,13 @@ def test_a_supplied_closed_form_is_a_claim_not_evidence():
     try:
         _audit().assert_pdp(pair, 1.0, 1e-6, exact_delta=1e-7, law="ideal")
     except pytest.fail.Exception as err:
-        assert "[closed-form] FAIL" in str(err) or "[pdp-forward] FAIL" in str(err), str(err)
+        assert "[closed-form] refuted" in str(err) or "[pdp-forward] refuted" in str(err), str(err)
     else:
         raise AssertionError("a wrong closed form made a false claim pass")
     # a correct closed form of a tight claim is no evidence either: inconclusive, hence undecided
     exact = analytic_delta(1.0, _sigma(1.0, 1e-2))
     tight = GaussianPair(np.zeros(1), np.ones(1), _sigma(1.0, 1e-2))
-    with pytest.raises(pytest.skip.Exception, match="inconclusive"):
+    with pytest.raises(pytest.skip.Exception, match="undecided"):
         _audit(trials=20_000).assert_pdp(tight, 1.0, 1e-2, exact_delta=exact, law="ideal")
 
 
@@ -335,7 +335,7 @@ def test_inconclusive_is_a_skip_and_strict_makes_it_a_failure():
     tight = GaussianPair(np.zeros(1), np.ones(1), _sigma(1.0, 1e-2))
     with pytest.raises(pytest.skip.Exception, match="--audit-strict"):
         _audit(trials=20_000).assert_pdp(tight, 1.0, 1e-2, law="ideal")
-    with pytest.raises(pytest.fail.Exception, match="--audit-strict: inconclusive counts as failure"):
+    with pytest.raises(pytest.fail.Exception, match="--audit-strict: undecided counts as failure"):
         _audit(trials=20_000, strict=True).assert_pdp(tight, 1.0, 1e-2, law="ideal")
 
 
@@ -376,7 +376,7 @@ def test_run_asserts_on_a_built_in_audit_with_the_sweep_cells_numbers(pytester):
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed") == 2 and outcomes.get("passed", 0) + outcomes.get("undecided", 0) == 1, outcomes
     result.stdout.fnmatch_lines(["*SpecError: privacy_audit.run('ops'): unknown option 'trails' for 'ops'*"])
-    result.stdout.fnmatch_lines(["*pdp-audit: run ops (trials=5000, search=8, noise_multiplier=0.3): FAIL*"])
+    result.stdout.fnmatch_lines(["*pdp-audit: run ops (trials=5000, search=8, noise_multiplier=0.3): REFUTED*"])
     plugin = json.loads((pytester.path / "run.json").read_text())["assertions"]
     # the run's own parameters, as `pdp-audit run` states them (its page read "Claim: (—, —)-DP" from the options)
     assert all({"epsilon", "delta", "dataset_description"} <= set(a["parameters"]) for a in plugin), plugin
@@ -433,12 +433,12 @@ def test_a_loss_with_an_atom_at_epsilon_passes_and_its_deflated_twin_fails(epsil
     # loss's scale only to a band, and an atom at ε makes δ jump with the scale
     # (pdp_audit.verify.estimators.loss_scale_band)
     verdict, message = _outcome(LaplacePair(1 / epsilon), epsilon, 1e-3)
-    assert verdict in ("pass", "skip") and "[loss-consistency] PASS" in message, message
+    assert verdict in ("pass", "skip") and "[loss-consistency] certified" in message, message
     margin = 1.5 if epsilon >= 1 else 3.0  # small losses pin their scale less (the band reaches ×2.2–2.7 at ε = 0.1)
     verdict, message = _outcome(LaplacePair(margin / epsilon), epsilon, 1e-3)
     assert verdict == "pass", message
     verdict, message = _outcome(LaplacePair(0.5 / epsilon), epsilon, 1e-3)  # true ε 2ε: δ(ε) = 1 − e^{−ε/2}
-    assert verdict == "fail" and "[dp-forward] FAIL" in message, message
+    assert verdict == "fail" and "[dp-forward] refuted" in message, message
 
 
 def test_streamed_losses_give_the_numbers_of_the_losses_in_memory():
@@ -488,7 +488,7 @@ def test_an_undecided_assertion_says_why_without_strict(user_suite):
     wrapped between words.  Seen failing: the summary named the test and its header only."""
     result = user_suite.runpytest_inprocess(*ARGS, "-k", "tight")
     assert_counts(result, passed=0, failed=0, undecided=1)
-    result.stdout.fnmatch_lines(["*INCONCLUSIVE*test_tight_without_closed_form*", "      [[]*] INCONCLUSIVE: *"])
+    result.stdout.fnmatch_lines(["*UNDECIDED*test_tight_without_closed_form*", "      [[]*] undecided: *"])
     summary = result.stdout.str().split("pdp-audit privacy assertions")[-1]
     reasons = [line for line in summary.splitlines() if line.startswith("      ")]
     assert reasons and all(len(line) <= 110 or " " not in line.strip() for line in reasons), reasons

@@ -233,7 +233,9 @@ def test_a_sampler_of_its_own_source_is_audited_and_said_not_reproducible(pair):
     assert run.verdict == "pass" and {c.id for c in run.checks} >= {"dp-forward", "dp-reverse"}
     assert all(c.details["reproducible"] is False for c in run.checks)
     first = pdp_audit.describe(run).splitlines()[0]
-    assert first.startswith("pdp-audit: GlobalNumpy: PASS: (1, ") or first.startswith("pdp-audit: OwnGenerator: PASS")
+    assert first.startswith("pdp-audit: GlobalNumpy: CERTIFIED: (1, ") or first.startswith(
+        "pdp-audit: OwnGenerator: CERTIFIED"
+    )
     assert "DP certified (not reproducible: the sampler draws from its own source)" in first
 
 

@@ -229,7 +229,7 @@ def test_report_renders_any_store(done, tmp_path, capsys):
     _, out = done
     code, stdout, err = cli(capsys, "report", out / "g.sqlite", "-o", tmp_path / "r.pdf", "--json", tmp_path / "r.json")
     assert code == 0, err
-    assert "pdp-audit report g: FAIL — 2 pass, 2 fail" in stdout
+    assert "pdp-audit report g: REFUTED — 2 certified, 2 refuted" in stdout
     assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
     assert (tmp_path / "r.json").read_bytes() == (out / "g.json").read_bytes()
     not_a_store = tmp_path / "x.sqlite"

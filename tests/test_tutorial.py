@@ -89,10 +89,10 @@ def page_text(review: dict) -> str:
 
 
 def test_the_matching_rule_reads_elisions_in_order():
-    line = "  program-composition: pass  Every pair of 36 within the claim; worst pair add a record"
-    assert matches("  program-composition: pass  Every pair of … within the claim; worst pair …", line)
-    assert not matches("  program-composition: fail  Every pair of …", line)
-    assert not matches("  program-composition: pass  … worst pair … Every pair", line)
+    line = "  program-composition: certified  Every pair of 36 within the claim; worst pair add a record"
+    assert matches("  program-composition: certified  Every pair of … within the claim; worst pair …", line)
+    assert not matches("  program-composition: refuted  Every pair of …", line)
+    assert not matches("  program-composition: certified  … worst pair … Every pair", line)
     assert quoted_in_order(["b …", "a"], ["a", "b x"]) == ["a"]
 
 

@@ -28,7 +28,7 @@ def test_a_tight_gaussian_holds_by_its_exact_delta_and_says_so():
     assert run.exit_code == 0 and claim is not None and claim.basis == "exact" and claim.covers_claim
     assert max(c.ci[1] for c in run.checks if c.id.startswith("dp-")) > 1e-5  # sampling alone would not decide
     low, high = claim.interval
-    assert "PASS: the claim (1, 1e-05)-DP holds by the exact δ(1) = 1.0000e-05; sampling confirms [" in first
+    assert "CERTIFIED: the claim (1, 1e-05)-DP holds by the exact δ(1) = 1.0000e-05; sampling confirms [" in first
     assert low <= claim.exact_delta <= high and "is not" not in first
 
 
@@ -36,7 +36,7 @@ def test_a_built_in_pure_claim_holds_by_its_exact_delta():
     run = pdp_audit.run_audit("laplace", trials=20_000)
     first = describe(run).splitlines()[0]
     assert run.exit_code == 0
-    assert "PASS: the claim (1, 0)-DP holds by the exact δ(1) = 0; sampling confirms [0, " in first
+    assert "CERTIFIED: the claim (1, 0)-DP holds by the exact δ(1) = 0; sampling confirms [0, " in first
 
 
 def _dp_checks(upper: float, exact: float | None, verdict: str = "pass", note: str = "") -> list[Check]:
@@ -67,11 +67,13 @@ def test_a_pass_that_nothing_makes_hold_is_not_decided():
     run = make_run("toy", checks, 1e-6, {"epsilon": 1.0, "delta": 1e-5}, 0)
     assert run.verdict == "inconclusive" and run.exit_code == 3
     first = describe(run).splitlines()[0]
-    assert "INCONCLUSIVE: the claim (1, 1e-05)-DP is not decided; the evidence supports (1, 1.2e-05)-DP" in first
+    assert "UNDECIDED: the claim (1, 1e-05)-DP is not decided; the evidence supports (1, 1.2e-05)-DP" in first
     held = make_run("toy", _dp_checks(1.2e-5, exact=0.9e-5), 1e-6, {"epsilon": 1.0, "delta": 1e-5}, 0)
     assert held.exit_code == 0 and "holds by the exact δ(1) = 9.0000e-06" in describe(held)
     below = make_run("toy", _dp_checks(0.8e-5, exact=None), 1e-6, {"epsilon": 1.0, "delta": 1e-5}, 0)
-    assert below.exit_code == 0 and describe(below).splitlines()[0].startswith("pdp-audit: toy: PASS: (1, 8e-06)-DP")
+    assert below.exit_code == 0 and describe(below).splitlines()[0].startswith(
+        "pdp-audit: toy: CERTIFIED: (1, 8e-06)-DP"
+    )
 
 
 def test_an_undecided_claim_names_the_budget_that_would_decide_it():
@@ -114,7 +116,8 @@ def test_a_failed_run_says_the_claim_is_refuted_and_by_what():
     assert run.exit_code == 1
     first = describe(run).splitlines()[0]
     assert (
-        first == "pdp-audit: toy: FAIL: the claim (1, 1e-05)-DP is refuted (dp-forward, dp-reverse fail) (exit code 1)"
+        first
+        == "pdp-audit: toy: REFUTED: the claim (1, 1e-05)-DP is refuted (dp-forward, dp-reverse fail) (exit code 1)"
     )
     assert certified_claim(run.checks) is None
 
@@ -148,7 +151,7 @@ def test_the_tightest_bound_at_the_runs_level_decides():
     claim = certified_claim(run.checks)
     assert run.exit_code == 0 and claim.basis == "sampling" and claim.delta == 4.9e-6
     assert describe(run).splitlines()[0] == (
-        "pdp-audit: toy: PASS: (1, 4.9e-06)-DP certified by dp-conditional-forward and dp-cond-r (exit code 0)"
+        "pdp-audit: toy: CERTIFIED: (1, 4.9e-06)-DP certified by dp-conditional-forward and dp-cond-r (exit code 0)"
     )
     one_way = make_run("toy", _dp_checks(0.8e-5, None) + tighter[:1], 1e-6, params, 0)
     assert certified_claim(one_way.checks).text() == "(1, 8e-06)-DP certified by dp-conditional-forward and dp-reverse"

@@ -192,7 +192,7 @@ def test_a_pure_claim_passes_with_the_bounded_loss_proof_only():
     )
     assert run.exit_code == 0
     assert all(c.ci == (0.0, 0.0) for c in run.checks if c.id.startswith("dp-"))
-    assert "PASS: (1, 0)-DP certified by the bounded-loss proof" in pdp_audit.describe(run).splitlines()[0]
+    assert "CERTIFIED: (1, 0)-DP certified by the bounded-loss proof" in pdp_audit.describe(run).splitlines()[0]
     users = pdp_audit.audit_pair(LaplaceCount(), 1.0, 0.0, trials=pdp_audit.PairBudget(TRIALS, law="ideal"), seed=0)
     assert users.exit_code == 3
     claim = certified_claim(users.checks)
@@ -243,7 +243,7 @@ def test_a_pure_claim_without_the_proof_is_never_a_pass(pair):
     claim = certified_claim(run.checks)
     assert claim is not None and 0 < claim.delta < 1 and not claim.covers_claim
     first = pdp_audit.describe(run).splitlines()[0]
-    assert f"INCONCLUSIVE: the claim (1, 0)-DP is not decided; the evidence supports (1, {claim.delta:.2g})-DP" in first
+    assert f"UNDECIDED: the claim (1, 0)-DP is not decided; the evidence supports (1, {claim.delta:.2g})-DP" in first
     forward = next(c for c in run.checks if c.id == "dp-forward")
     assert "No budget of draws can pass a pure claim" in forward.note
 

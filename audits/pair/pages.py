@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from pdp_audit.reports.records import Line, Lines, Page
+from pdp_audit.reports.verdict_words import check_word
 
 
 def _fmt(value: float | None) -> str:
@@ -28,7 +29,7 @@ def per_instance_page(checks: list, people: list, budget: Any, kind: str) -> Pag
                 lo, hi = c.ci if c.ci is not None else (float("nan"), float("nan"))
                 cells.append(f"{name} {_fmt(c.estimate)} [{_fmt(lo)}, {_fmt(hi)}]")
                 series.setdefault(name, []).append((k + 1, c.estimate, lo, hi))
-        rows.append(f"{person.id[:24]:<26}{'   '.join(cells)}   {verdict.upper()}")
+        rows.append(f"{person.id[:24]:<26}{'   '.join(cells)}   {check_word(verdict)}")
     lines = [Line(name, y, x=x, lo=lo, hi=hi) for name, (x, y, lo, hi) in ((n, zip(*ps)) for n, ps in series.items())]
     if kind == "white-box":
         lines.append(Line(f"claimed δ = {budget.delta:g}", [budget.delta] * len(people), marker="", style="--"))

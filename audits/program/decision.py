@@ -29,6 +29,7 @@ from pdp_audit.audits.program.estimated import Estimated
 from pdp_audit.audits.program.findings import Conditioned, Rescaled, Unshifted, rank
 from pdp_audit.audits.program.isolated import Isolated, line
 from pdp_audit.audits.program.recorder import ELSEWHERE, NOT_RECORDED, REPEATED, UNREPLAYABLE
+from pdp_audit.audits.program.relation_hint import replace_one_hint
 from pdp_audit.audits.program.results import Analysis, PairResult
 from pdp_audit.audits.program.sources import named
 from pdp_audit.reports.records import Verdict
@@ -196,12 +197,15 @@ def _structure(analysis: Analysis) -> Evidence:
             f"({pair.neighbour.name}: {pair.scale_moves[0]})."
         )
     divergence = first.comparison.divergence
+    hint = replace_one_hint(analysis.pairs, analysis.records)  # a hint, never a verdict (:mod:`.relation_hint`)
     return Evidence(
         CHECKS["program-structure"],
         verdict=verdict,
         note=f"{len(with_findings)} of {len(analysis.pairs)} neighbour(s) with findings; witness: "
-        f"{first.neighbour.name}{drawn(analysis, first)}: {first.structural[0].line}.{why}",
+        f"{first.neighbour.name}{drawn(analysis, first)}: {first.structural[0].line}.{why}"
+        + ("" if hint is None else f" {hint}"),
         details={
+            **({} if hint is None else {"relation_hint": hint}),
             "witness": first.neighbour.name,
             "draw_set": first.draw_set,
             "witness_found_by": found(first)["found_by"],

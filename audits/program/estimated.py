@@ -17,8 +17,14 @@ confidence 1/2).  The primitives drawn on that pair compose (Dwork & Roth 2014, 
 * **An estimate.**  Σ of the known steps' pure ε as read plus Σ ε̂: an estimate, as dp-recorder's statistical mode
   gives (Cebere et al., PETS 2026), not a bound.
 
-Both are about the composition of the primitives the program draws on that pair, not about its release: the release
-is a post-processing of them and may lose less.  So neither decides a verdict: the composition stays not certified
+A call audited in isolation counts once, by its audit: its own steps (float noise porous as implemented has its
+real-valued law's step beside its audit) are left out of the sum.  Counted twice, the same noise made a correct
+noisy sum's lower bound 1.72 > ε = 1 ("no composition certifies the claim", false of the real-valued law); left out,
+the rest is a sub-product, so the bound stays a lower bound.
+
+Both are about the composition of the primitives the program draws on that pair, as they run, not about its release:
+the release is a post-processing of them and may lose less.  So neither decides a verdict, and the line says so --
+an estimate of the primitives' loss, not a refutation of the program: the composition stays not certified
 where a primitive has no exact law (:func:`.decision.decide`), and a refutation of the program is the black box's on
 its own releases.  What the lower bound shows, where it exceeds a pure claim's ε, is that no argument by composition
 of the primitives can certify the claim on that pair.
@@ -77,15 +83,18 @@ class Estimated:
     def line(self, claim: tuple[float, float]) -> str:
         """The estimate in words: what it is, and what it shows against a pure claim."""
         low = "∞" if math.isinf(self.low) else f"{self.low:.4g}"
+        steps = f" with the exact steps (pure ε {self.known_read:.4g})" if self.known_read else ""
         said = (
-            f"Estimated (not a guarantee): on {self.pair}, the exact steps (pure ε {self.known_read:.4g}) "
-            f"composed with {', '.join(self.calls)} as the black box estimates "
-            f"{'them' if len(self.calls) > 1 else 'it'} give a pure ε of about {self.estimate:.4g}, at least {low} "
-            "at 1 − α"
+            f"Estimated, neither a guarantee nor a refutation: on {self.pair}, the loss of the primitives as they run "
+            f"-- {', '.join(self.calls)} as the black box estimates {'them' if len(self.calls) > 1 else 'it'}{steps} "
+            f"-- is a pure ε of about {self.estimate:.4g}, at least {low} at 1 − α"
         )
         epsilon, delta = claim
         if delta == 0 and self.above(epsilon):
-            return said + f" > ε = {epsilon:g}: no composition of the primitives certifies the claim on that pair."
+            return said + (
+                f" > ε = {epsilon:g}: no composition of the primitives certifies the claim on that pair (the release "
+                "may still lose less)."
+            )
         return said + "."
 
 
@@ -104,7 +113,8 @@ def estimated(pairs: list[Any], audits: list[Any], alpha: float) -> Estimated | 
     on = [a for a in read if a.primitive.pair == name]
     lows = [max(0.0, a.bound(alpha / len(on))) for a in on]
     estimates = [max(0.0, a.bound(0.5)) for a in on]
-    steps = [s for s in pair.steps if not isinstance(s, step_laws.Declared)]
+    audited = {a.primitive.call for a in on}  # counted once, by its audit (module notes)
+    steps = [s for s in pair.steps if not isinstance(s, step_laws.Declared) and s.call not in audited]
     read_sum = sum(s.pure_epsilon() for s in steps)
     return Estimated(name, _known_low(steps), read_sum, sum(lows), sum(estimates), tuple(a.named for a in on))
 

@@ -286,6 +286,6 @@ def audited(primitive: Primitive, evidence: list[Any], law: str, alpha: float) -
 def line(audits: list[Isolated]) -> str:
     """One sentence of the isolated audits, for the composition's note."""
     return (
-        "Audited in isolation by the black box at the claim, at the recorded scale and values (the composition does "
-        "not pass on them): " + "; ".join(a.line for a in audits) + "."
+        "Audited in isolation by the black box at the claim, at the recorded scale and values (no exact law of "
+        "theirs is composed, so the composition cannot certify them): " + "; ".join(a.line for a in audits) + "."
     )

@@ -24,10 +24,12 @@ from pdp_audit.audits.program.call_trace import (
 )
 from pdp_audit.audits.program.confirmation import witness as witness_of
 from pdp_audit.audits.program.neighbours import changed
+from pdp_audit.audits.program.relation_hint import PAGE_HINT
 from pdp_audit.audits.program.results import Analysis, PairResult
 from pdp_audit.audits.program.screening import screened_on
 from pdp_audit.audits.program.step_laws import Gaussian, Step
 from pdp_audit.reports.records import Check, ReviewPage, Run, Section, Table
+from pdp_audit.reports.verdict_words import check_word, claim_word
 
 #: At most this many rows of the release and of the composition on the page (marked rows first).
 RELEASE_ROWS = 4
@@ -313,7 +315,7 @@ def checks_table(run: Run) -> Table:
     rows, marked = [], []
     for k, check in enumerate(run.checks):
         p = "—" if check.pvalue is None else f"{check.pvalue:.3g} (Holm {check.adjusted_pvalue:.3g})"
-        rows.append([check.title, "statistical" if check.statistical else "exact", check.verdict.upper(), p])
+        rows.append([check.title, "statistical" if check.statistical else "exact", check_word(check.verdict), p])
         if check.verdict == "fail":
             marked.append(k)
     return Table(["check", "kind", "verdict", f"p-value at α = {run.alpha:g}"], rows, marked, widths=[3, 1, 1, 1.8])
@@ -420,7 +422,7 @@ def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) 
     why = _first_sentences(open_checks[0].note, 1) if open_checks else "nothing decides the claim."
     why = why if why.startswith("Not certified") else f"Not certified: {why}"
     estimate = _estimated(by_id.get("program-composition"))
-    return f"NOT DECIDED: {claim} is neither certified nor refuted", f"{refuted}. {why}{estimate}"
+    return f"{claim_word(run.verdict)}: {claim} is neither certified nor refuted", f"{refuted}. {why}{estimate}"
 
 
 def _estimated(composition: Check | None) -> str:
@@ -430,9 +432,9 @@ def _estimated(composition: Check | None) -> str:
     if not row:
         return ""
     return (
-        f" Estimated, not a guarantee: on {_change(row['pair'])}, the exact steps with {', '.join(row['calls'])} "
-        f"as the black box estimates it compose to a pure ε of about {row['epsilon_estimate']:.3g}, at least "
-        f"{row['epsilon_lower']:.3g} at 1 − α."
+        f" Estimated, neither a guarantee nor a refutation: on {_change(row['pair'])}, the loss of the primitives as "
+        f"they run ({', '.join(row['calls'])} as the black box estimates it) is a pure ε of about "
+        f"{row['epsilon_estimate']:.3g}, at least {row['epsilon_lower']:.3g} at 1 − α."
     )
 
 
@@ -512,6 +514,9 @@ def review_page(
     claim = f"({epsilon:g}, {delta:g})-DP under {relation}"
     pair = shown_pair(analysis, run)
     title, reading = headline(run, claim, analysis, pair)
+    structure = next((c for c in run.checks if c.id == "program-structure"), None)
+    if structure is not None and structure.details.get("relation_hint"):  # a hint, never a verdict
+        reading += f" {PAGE_HINT}"
     sections = []
     if run.verdict == "pass":
         sections.append(certificate(analysis, epsilon, delta))

@@ -15,6 +15,7 @@ import argparse
 from pdp_audit.reports.certified_claim import NOT_REPRODUCIBLE, reproducible
 from pdp_audit.reports.files import json_text, print_out
 from pdp_audit.reports.numbers import fmt_level
+from pdp_audit.reports.verdict_words import claim_word
 from pdp_audit.use_cases import load_factory, module_file
 from pdp_audit.verify.core.config import pair_value
 from pdp_audit.verify.core.outputs import check_outputs
@@ -152,7 +153,7 @@ def _publish(args, outcome, doc: dict, report: str | None) -> None:
     write_together(report, args.json, lambda tmp: render_blackbox_pdf(outcome.report_record(), tmp), text)
     if args.json != "-" and not getattr(args, "quiet", False):
         (check,) = outcome.run.checks
-        head = f"pdp-audit blackbox {shown(args.target)}: {check.verdict.upper()}"
+        head = f"pdp-audit blackbox {shown(args.target)}: {claim_word(check.verdict)}"
         if check.id == "pair-protocol":
             print_out(f"{head}  pair-protocol: {check.note}")
         else:

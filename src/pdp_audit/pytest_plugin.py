@@ -129,7 +129,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 #: ends the skip message of an inconclusive assertion: how :func:`pytest_report_teststatus` knows it (xdist ships a
 #: worker's report to the controller as data, with its message and without the exception that made it)
-UNDECIDED_NOTE = "inconclusive: not evidence of the claim; --audit-strict makes this a failure"
+UNDECIDED_NOTE = "undecided: not evidence of the claim; --audit-strict makes this a failure"
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
@@ -306,7 +306,7 @@ class PrivacyAudit:
             message += f"\n  (scope: {decided.parameters['scope']})"
         if verdict == "fail" or (verdict == "inconclusive" and self.settings.strict):
             pytest.fail(
-                message + ("\n  (--audit-strict: inconclusive counts as failure)" if verdict != "fail" else ""),
+                message + ("\n  (--audit-strict: undecided counts as failure)" if verdict != "fail" else ""),
                 pytrace=False,
             )
         if verdict == "inconclusive":  # not green: reported as UNDECIDED (pytest_report_teststatus), not a skip

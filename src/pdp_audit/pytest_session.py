@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from pdp_audit.reports.verdict_words import check_word, claim_word
 from pdp_audit.verify.core.checks import worst
 from pdp_audit.verify.core.outputs import add_reads, check_outputs, read_paths, record_reads
 from pdp_audit.verify.inputs.validation import InputError, one_line
@@ -63,7 +64,7 @@ def undecided_reasons(record: dict) -> list[str]:
         if check.get("verdict") == "pass" or not check.get("note"):
             continue
         lines += textwrap.wrap(
-            f"[{check['id']}] {str(check['verdict']).upper()}: {check['note']}",
+            f"[{check['id']}] {check_word(str(check['verdict']))}: {check['note']}",
             width=REASON_WIDTH,
             initial_indent=" " * 6,
             subsequent_indent=" " * 8,
@@ -150,12 +151,13 @@ class AuditSession:
         counts = {v: sum(r["verdict"] == v for r in records) for v in ("pass", "inconclusive", "fail")}
         terminalreporter.section("pdp-audit privacy assertions")
         terminalreporter.write_line(
-            f"{len(records)} assertions: {counts['pass']} pass, {counts['inconclusive']} inconclusive, "
-            f"{counts['fail']} fail"
+            f"{len(records)} assertions: {counts['pass']} certified, {counts['inconclusive']} undecided, "
+            f"{counts['fail']} refuted"
         )
         for r in records:
             if r["verdict"] != "pass":
-                terminalreporter.write_line(f"  {r['verdict'].upper():13s} {r['nodeid']} [{r['index']}] {r['header']}")
+                said = claim_word(r["verdict"])
+                terminalreporter.write_line(f"  {said:13s} {r['nodeid']} [{r['index']}] {r['header']}")
             if r["verdict"] == "inconclusive":  # why, without --audit-strict: an undecided test shows no message
                 for line in undecided_reasons(r):
                     terminalreporter.write_line(line)

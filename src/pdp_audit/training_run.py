@@ -28,6 +28,7 @@ from pdp_audit.mechanisms import subsampled_gaussian as sg
 from pdp_audit.mechanisms.tradeoff import ProfileTradeoff
 from pdp_audit.reports.certified_claim import certified_claim
 from pdp_audit.reports.records import Page, Run
+from pdp_audit.reports.verdict_words import claim_word
 from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, shown
 
 TITLE = "The training run: certified upper bound and the canaries' lower bound"
@@ -144,7 +145,7 @@ def training_run_report(canary_run: Run, dp_run: Run) -> Run:
 
 
 def _verdict_words(upper: dict[str, Any]) -> str:
-    said = {"pass": "CERTIFIED", "fail": "REFUTED", "inconclusive": "NOT CERTIFIED (undecided)"}[upper["verdict"]]
+    said = claim_word(upper["verdict"])
     certified = upper["certified"]
     if certified is not None and not certified["covers_claim"]:
         said += f"; the evidence supports ({certified['epsilon']:g}, {certified['delta']:.2g})-DP"

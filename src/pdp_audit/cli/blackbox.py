@@ -25,6 +25,7 @@ from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.reports.certified_claim import NOT_REPRODUCIBLE, reproducible
 from pdp_audit.reports.files import print_out
 from pdp_audit.reports.numbers import fmt_level
+from pdp_audit.reports.verdict_words import claim_word
 from pdp_audit.use_cases import blackbox_files, command_config, kind_options
 from pdp_audit.verify.inputs.validation import InputError, shown
 
@@ -107,7 +108,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
 
 def _summary(args: argparse.Namespace, check) -> str:
     """The one line printed for the decided check: the bound, or why the sampler broke the protocol."""
-    head = f"pdp-audit blackbox {shown(args.target)}: {check.verdict.upper()}"
+    head = f"pdp-audit blackbox {shown(args.target)}: {claim_word(check.verdict)}"
     if check.id == "pair-protocol":
         return f"{head}  pair-protocol: {check.note}"
     lo = check.ci[0] if check.ci else float("nan")

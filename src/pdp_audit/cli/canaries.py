@@ -25,6 +25,7 @@ import numpy as np
 from pdp_audit.catalogue.arguments import add_option, typed
 from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.reports.numbers import fmt_level
+from pdp_audit.reports.verdict_words import check_word, claim_word
 from pdp_audit.use_cases import canaries_files, kind_options
 from pdp_audit.verify.core.processes import MEMORY_SHARE, physical_memory
 from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, quoted, shown
@@ -295,7 +296,8 @@ def _summary(run, args: argparse.Namespace) -> str:
     claim = "no claim tested" if tested is None else f"claim ε = {tested:g}"
     mode = "canaries --one-run" if args.one_run else "canaries"
     line = (
-        f"pdp-audit {mode}: {check.verdict.upper()}  ε lower bound {lo:.4g} at confidence {fmt_level(check.level)}, "
+        f"pdp-audit {mode}: {claim_word(check.verdict)}  ε lower bound {lo:.4g} at confidence "
+        f"{fmt_level(check.level)}, "
         f"δ = {args.delta:g} ({claim})"
     )
     dp_sgd = run.parameters.get("dp_sgd")
@@ -309,6 +311,6 @@ def _summary(run, args: argparse.Namespace) -> str:
         if finding.id == "one-run-fdp-epsilon":  # the f-DP one-run bound (Mahloujifar, Melis & Chaudhuri 2025)
             line += (
                 f"\n  f-DP finding: μ-GDP rejected up to μ = {finding.details['mu_lower_bound']:.4g}, ε ≥ "
-                f"{finding.ci[0]:.4g} at δ = {args.delta:g} for a Gaussian-shaped run ({finding.verdict})"
+                f"{finding.ci[0]:.4g} at δ = {args.delta:g} for a Gaussian-shaped run ({check_word(finding.verdict)})"
             )
     return line

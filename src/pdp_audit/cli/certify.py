@@ -32,6 +32,7 @@ from pdp_audit.catalogue.arguments import add_option, typed
 from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.cli.warnings import print_warnings
 from pdp_audit.reports.certified_claim import verdict_suffix
+from pdp_audit.reports.verdict_words import check_word, claim_word
 from pdp_audit.verify.core.config import WORKERS_OPTION
 from pdp_audit.verify.inputs.validation import shown
 
@@ -40,8 +41,8 @@ CERTIFY_WORKERS = WORKERS_OPTION.with_default(None)
 #: ``--no-early-stop`` and ``--time-limit``: a user's mechanism's or a joint release's [audit] keys, declared once.
 STOPPING = (EARLY_STOP_OPTION, TIME_LIMIT_OPTION)
 
-OUTCOME = {0: "CERTIFIED", 1: "NOT CERTIFIED (a guarantee fails)", 3: "NOT CERTIFIED (a guarantee is undecided)"}
-BLACKBOX_OUTCOME = "NOT CERTIFIED (black box: no violation found at the stated power; this is not a certificate)"
+#: What the black box adds to an undecided certificate's word: it never certifies.
+BLACKBOX_OUTCOME = " (black box: no violation found at the stated power; this is not a certificate)"
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -94,14 +95,14 @@ def print_certificate(run, deployment: str, elapsed: float, report: str | None) 
     # deferred: loads tempfile; certify --help must not
     from pdp_audit.reports.files import print_out
 
-    outcome = OUTCOME[run.exit_code]
+    outcome = claim_word(run.verdict)
     if run.certified.get("evidence") == "black-box" and run.exit_code != 1:
-        outcome = BLACKBOX_OUTCOME
+        outcome += BLACKBOX_OUTCOME
     outcome += verdict_suffix(run.checks)
     print_out(f"pdp-audit certify {shown(deployment)} ({run.mechanism}): {outcome} ({elapsed:.1f} s)")
     for check in run.checks:
         est = "" if check.estimate is None else f"estimate {check.estimate:.4g}"
-        print_out(f"  {check.verdict.upper():13s} {check.id:24s} {est}")
+        print_out(f"  {check_word(check.verdict):13s} {check.id:24s} {est}")
     data = run.certified
     if "factory" in data:
         module = data["module_file"]

@@ -20,6 +20,7 @@ from pdp_audit.catalogue.arguments import add_option
 from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.ledger import entries as ledger
 from pdp_audit.reports.files import json_text, print_out
+from pdp_audit.reports.verdict_words import check_word
 from pdp_audit.verify.core.config import SEED_OPTION, WORKERS_OPTION
 from pdp_audit.verify.estimators.progress import say
 from pdp_audit.verify.inputs.validation import InputError, shown
@@ -193,12 +194,14 @@ def render_decisions(result, elapsed: float, report: str | None) -> str:
     marks = {True: "agrees", False: "DISAGREES", None: "undecided"}
     lines = [f"{'ID':<13}{'VERDICT':<15}{'EXPECTED':<15}AGREEMENT  KEY NUMBER"]
     for d in result.decisions:
-        lines.append(f"{d.entry.id:<13}{d.verdict:<15}{d.expected:<15}{marks[d.agrees]:<11}{d.key_number}")
+        lines.append(
+            f"{d.entry.id:<13}{check_word(d.verdict):<15}{check_word(d.expected):<15}{marks[d.agrees]:<11}{d.key_number}"
+        )
     n = len(result.decisions)
     counts = {v: sum(d.verdict == v for d in result.decisions) for v in ("pass", "fail", "inconclusive")}
     lines.append(
-        f"\npdp-audit claims --run: {n} entries, {counts['pass']} pass, {counts['fail']} fail, "
-        f"{counts['inconclusive']} inconclusive; {len(result.disagreements())} disagree with the ledger "
+        f"\npdp-audit claims --run: {n} entries, {counts['pass']} certified, {counts['fail']} refuted, "
+        f"{counts['inconclusive']} undecided; {len(result.disagreements())} disagree with the ledger "
         f"({elapsed:.0f} s{', quick budgets' if result.quick else ''})"
     )
     if report:

@@ -19,6 +19,7 @@ import sys
 from pdp_audit.audits.pair.config import EARLY_STOP_OPTION
 from pdp_audit.catalogue.arguments import add_option, typed
 from pdp_audit.cli.commands import COMMAND_HELP
+from pdp_audit.reports.verdict_words import check_word
 from pdp_audit.verify.core.config import ALPHA_OPTION, SEED_OPTION, Option, Range
 from pdp_audit.verify.estimators.progress import say
 from pdp_audit.verify.inputs.validation import InputError
@@ -76,8 +77,8 @@ def command_mutants(args: argparse.Namespace) -> int:
         if not args.quiet and args.json != "-":
             mark = "caught" if outcome.ok else "MISSED"
             caught_by = ", ".join(outcome.caught_by) or "—"
-            twin = outcome.twin_verdict
-            line = f"  {mark:7s} {mutant.id:28s} mutant {outcome.verdict:12s} by {caught_by}; twin {twin}"
+            verdict, twin = check_word(outcome.verdict), check_word(outcome.twin_verdict)
+            line = f"  {mark:7s} {mutant.id:28s} mutant {verdict:12s} by {caught_by}; twin {twin}"
             try:
                 say(line, sys.stdout)
             except BrokenPipeError:  # the reader left: the other mutants still run, the exit code stays theirs

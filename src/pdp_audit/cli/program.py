@@ -18,6 +18,7 @@ import textwrap
 
 from pdp_audit.catalogue.arguments import add_option
 from pdp_audit.cli.commands import COMMAND_HELP
+from pdp_audit.reports.verdict_words import check_word, claim_word
 from pdp_audit.use_cases import kind_options, program_files
 from pdp_audit.verify.inputs.validation import shown
 
@@ -75,12 +76,12 @@ def _summary(run, args: argparse.Namespace) -> str:
     cut at a fixed length ended mid-sentence: "…holds for")."""
     claim = run.parameters
     lines = [
-        f"pdp-audit program {shown(args.target)}: {run.verdict.upper()} (claim ε = {claim.get('epsilon')}, "
+        f"pdp-audit program {shown(args.target)}: {claim_word(run.verdict)} (claim ε = {claim.get('epsilon')}, "
         f"δ = {claim.get('delta')}, {claim.get('neighbours')})"
     ]
     for check in run.checks:
         p = "" if check.pvalue is None else f" p = {check.pvalue:.3g}"
-        lines.append(wrapped(f"  {check.id}: {check.verdict}{p}  {check.note}"))
+        lines.append(wrapped(f"  {check.id}: {check_word(check.verdict)}{p}  {check.note}"))
     if claim.get("scope"):  # what the verdict is about: the float program, or its primitives' real-valued laws
         lines.append(f"  scope: {claim['scope']}")
     return "\n".join(lines)

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from pdp_audit.cli.commands import COMMAND_HELP
+from pdp_audit.reports.verdict_words import claim_word
 from pdp_audit.verify.inputs.validation import InputError, shown
 
 
@@ -45,8 +46,8 @@ def command_report(args: argparse.Namespace) -> int:
         out = sys.stderr if "-" in (args.json, args.csv) else sys.stdout
         state = "" if results.complete else f" (incomplete: {len(results.missing)} of {total} cells missing)"
         print_out(
-            f"pdp-audit report {shown(results.spec['name'])}: {results.verdict.upper()}{state} — "
-            f"{counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive"
+            f"pdp-audit report {shown(results.spec['name'])}: {claim_word(results.verdict)}{state} — "
+            f"{counts['pass']} certified, {counts['fail']} refuted, {counts['inconclusive']} undecided"
             + (f"; report: {shown(pdf)}" if pdf.lower() != "none" else ""),
             file=out,
         )

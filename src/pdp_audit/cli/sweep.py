@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pdp_audit.catalogue.arguments import add_option, typed
 from pdp_audit.cli.commands import COMMAND_HELP
+from pdp_audit.reports.verdict_words import claim_word
 from pdp_audit.verify.core.config import WORKERS, Option
 from pdp_audit.verify.core.dask_cluster import DASK_LOCAL, SCHEDULER, distributed_module
 from pdp_audit.verify.inputs.validation import shown
@@ -99,8 +100,8 @@ def command_sweep(args: argparse.Namespace) -> int:
         counts = outcome.counts
         out = sys.stderr if args.json == "-" else sys.stdout
         print_out(
-            f"pdp-audit sweep {shown(spec.name)}: {outcome.verdict.upper()} — {len(spec.cells)} cells: "
-            f"{counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive "
+            f"pdp-audit sweep {shown(spec.name)}: {claim_word(outcome.verdict)} — {len(spec.cells)} cells: "
+            f"{counts['pass']} certified, {counts['fail']} refuted, {counts['inconclusive']} undecided "
             f"({outcome.ran} run now, {outcome.reused} from the store; "
             f"{outcome.elapsed:.1f} s on {outcome.executor}); store: {shown(store_path)}",
             file=out,
