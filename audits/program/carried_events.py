@@ -30,7 +30,7 @@ s = 1 where the call is not rescaled).  For a level c, the event {σR_i > σc} (
 {u > e′} on D′, and u has D's law on both sides, so the partition's law is P = (F(e), 1 − F(e)) on D and
 Q = (F(e′), 1 − F(e′)) on D′.  Edges are placed where the partition's δ(ε_j) is largest by this prediction, one for
 each direction (ε_j the element's share of ε, by its μ; for a rescaled call, ε and a grid out to
-:data:`~.landing.TAIL_REACH` scales: its loss is unbounded in the tails); then each is **verified by replay**: D at
+:data:`~.tail_edges.TAIL_REACH` scales: its loss is unbounded in the tails); then each is **verified by replay**: D at
 u = e ∓ h (the level c is D's value at e − h, and D's value at e + h must be past it), D′ at its predicted edge ∓ h′
 (below the level at the lower end, past it at the upper).  Each edge is then known to its bracket, as
 :mod:`.landing` knows a rounding's levels, and the partition's law is composed
@@ -61,7 +61,7 @@ from typing import Sequence
 import numpy as np
 from scipy.special import ndtri
 
-from pdp_audit.audits.program import landing, probing, trace
+from pdp_audit.audits.program import landing, probing, tail_edges, trace
 from pdp_audit.audits.program.events import Event
 from pdp_audit.verify.inputs import release_codec
 
@@ -159,7 +159,7 @@ def _scales(calls: Sequence[Event], found: trace.Probe, wanted: np.ndarray) -> n
 def outside(law: str, scale: float, reach: float) -> float:
     """P[|η| > reach] under the element's law."""
     z = reach / scale
-    return math.exp(-z) if law == "laplace" else 2.0 * float(landing.side_masses("gaussian", 1.0, np.array([z]))[0])
+    return math.exp(-z) if law == "laplace" else 2.0 * float(tail_edges.side_masses("gaussian", 1.0, np.array([z]))[0])
 
 
 def ranges(
@@ -249,11 +249,11 @@ def _predicted(c: Carrier, epsilon: float) -> list[float]:
     bound = math.exp(min(epsilon, 700.0))
     centre = c.draw + (c.value_after - c.value) / c.coefficient - c.draw * c.stretch  # D's edge where D′'s is 0
     low, high = min(0.0, centre) - 10 * c.scale, max(0.0, centre) + 10 * c.scale
-    reach = landing.TAIL_REACH[c.law] * c.scale
+    reach = tail_edges.TAIL_REACH[c.law] * c.scale
     e = np.unique(np.concatenate([np.linspace(low, high, POINTS), np.linspace(low - reach, high + reach, POINTS)]))
     e_after = np.asarray(c.after(e), dtype=float)
-    p_up, q_up = landing.side_masses(c.law, c.scale, e), landing.side_masses(c.law, c.scale, e_after)
-    p_low, q_low = landing.side_masses(c.law, c.scale, -e), landing.side_masses(c.law, c.scale, -e_after)
+    p_up, q_up = tail_edges.side_masses(c.law, c.scale, e), tail_edges.side_masses(c.law, c.scale, e_after)
+    p_low, q_low = tail_edges.side_masses(c.law, c.scale, -e), tail_edges.side_masses(c.law, c.scale, -e_after)
     out = []
     with np.errstate(all="ignore"):
         for (p1, p2), (q1, q2) in (((p_low, p_up), (q_low, q_up)), ((q_low, q_up), (p_low, p_up))):

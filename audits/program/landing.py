@@ -28,7 +28,7 @@ that covers W's error k-fold; an edge whose check fails is dropped (what remains
 above, the element's own step where D′'s grid is D's, shifted.  The edges are placed where the two laws' loss
 varies (between 0 and d, and a scale beyond for a Gaussian); where the call is rescaled on D′ (its scale read
 from the data), given the claim's ε, one more in each tail where the scales' loss exceeds it
-(:func:`tail_edges`, :mod:`.rounded_steps`).
+(:func:`.tail_edges.tail_edges`, :mod:`.rounded_steps`).
 
 **Sound for**: releases whose coordinate is, as a function of η_j, a monotone step function (a rounding, a floor,
 a clamp then rounding) -- checked at the sampled points only: the reading is local, as the probe's affine one is.
@@ -49,7 +49,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
-from scipy.special import ndtr
+
+from pdp_audit.audits.program import tail_edges
 
 #: A replay with some elements' noise shifted (element index → shift), giving the release's numbers; None where it
 #: diverged, raised or changed the release's structure.
@@ -70,10 +71,6 @@ SHARP = 2.0**-20
 #: A predicted edge's bracket is widened by this share of the width: the grid of a rounding is uniform in the
 #: release's values to their float rounding, not exactly in the noise.
 SLOP = 2.0**-30
-#: The tail edge's search: points per tail, out to this many scales beyond the farther first edge (Laplace tails at
-#: 700 scales are below the smallest double; a Gaussian's at 38).
-TAIL_POINTS = 4096
-TAIL_REACH = {"laplace": 600.0, "gaussian": 36.0}
 
 
 @dataclass(frozen=True)
@@ -508,7 +505,7 @@ class _Plan:
 def _planned(L: Landing, crossing: _Bracket, scale: float, epsilon: float | None) -> _Plan:
     """The reading of one landing from D′'s crossing of its first level, and the further edges to check: predicted
     k widths from the first, in a bracket covering the width's error k-fold, the first's bracket and :data:`SLOP`;
-    where the call is rescaled and ``epsilon`` given, the tails' edges too (:func:`tail_edges`)."""
+    where the call is rescaled and ``epsilon`` given, the tails' edges too (:func:`.tail_edges.tail_edges`)."""
     same = scale == L.scale and _identical(crossing.below, L.under) and _identical(crossing.values[-1], L.above)
     first_after = _noise_bracket(L.draw, (crossing.lo, crossing.hi))
     plan = _Plan(L, _noise_bracket(L.draw, L.up), first_after, same, [], scale)
@@ -517,7 +514,7 @@ def _planned(L: Landing, crossing: _Bracket, scale: float, epsilon: float | None
     ks = _chosen(L, (plan.low + plan.high) / 2)
     if epsilon is not None and stretch != 1.0:
         firsts = (sum(plan.first) / 2, sum(plan.first_after) / 2)
-        tails = tail_edges(L.law, L.scale, firsts, (L.width, L.width * stretch), epsilon)
+        tails = tail_edges.tail_edges(L.law, L.scale, firsts, (L.width, L.width * stretch), epsilon)
         plan.tail_checks = {len(ks) + n for n in range(len(tails))}
         ks += tails
     for k in ks:
@@ -581,38 +578,3 @@ def _down(x: float) -> float:
 
 def _up(x: float) -> float:
     return float(np.nextafter(x, math.inf))
-
-
-def tail_edges(
-    law: str, scale: float, firsts: tuple[float, float], grid: tuple[float, float], epsilon: float
-) -> list[int]:
-    """The jumps k (from D's first, at ``firsts[0]`` on D and ``firsts[1]`` on D′, in the recorded draw's units;
-    consecutive jumps ``grid[0]`` apart on D and ``grid[1]`` on D′) whose tail group's δ(ε) is largest by the law
-    ``law`` of scale ``scale``, one per tail where it is positive (module notes); none where the grids are the
-    same (no rescaled call)."""
-    (e0, e0_after), (width, width_after) = firsts, grid
-    if width == width_after or not (width > 0 and width_after > 0) or law not in TAIL_REACH:
-        return []
-    out = []
-    reach = TAIL_REACH[law] * scale
-    for side in (1.0, -1.0):
-        start = max(side * e0, side * e0_after, 0.0)
-        positions = side * np.linspace(start, start + reach, TAIL_POINTS)
-        ks = np.unique(np.round((positions - e0) / width))
-        ks = ks[ks * side > 0]
-        if ks.size == 0:
-            continue
-        p = side_masses(law, scale, side * (e0 + ks * width))
-        q = side_masses(law, scale, side * (e0_after + ks * width_after))
-        bound = math.exp(min(epsilon, 700.0))
-        gain = np.maximum(q - bound * p, p - bound * q)
-        if gain.max() > 0:
-            out.append(int(ks[int(np.argmax(gain))]))
-    return out
-
-
-def side_masses(law: str, scale: float, x: np.ndarray) -> np.ndarray:
-    """P[η > x] under the law, for each x (symmetric: for the lower tail, called with −e); a prediction only."""
-    z = np.abs(x) / scale
-    upper = 0.5 * np.exp(-z) if law == "laplace" else ndtr(-z)
-    return np.where(x >= 0, upper, 1.0 - upper)

@@ -188,15 +188,13 @@ def canaries_files(
     dp_sgd: str | None,
     outputs: tuple[str | None, str | None],
     inputs: dict[str, str | None],
-    progress: bool = True,
 ) -> Run:
     """``pdp-audit canaries``: the outputs (``--report``, None for no PDF, and ``--json``) checked against the
     score files (``inputs``), the DP-SGD deployment ``dp_sgd`` (or None) checked, the scores read (``scores()``: the
     in- and out-canaries' scores, or ``--one-run``'s scores and inclusion bits), ε bounded (``options``: alpha,
-    claim_epsilon -- the deployment's claim where None -- and seed) and the reports written; with ``dp_sgd`` the
-    deployment certified and its upper bound set beside the canaries' lower bound
-    (:func:`pdp_audit.training_run.training_run_report`); ``progress``: bars of its stages (none under
-    ``--quiet``)."""
+    claim_epsilon -- the deployment's claim where None -- and seed; ``progress``, default True: bars of its stages,
+    none under ``--quiet``) and the reports written; with ``dp_sgd`` the deployment certified and its upper bound set
+    beside the canaries' lower bound (:func:`pdp_audit.training_run.training_run_report`)."""
     # deferred: loads pdp_audit.audits.canaries.evidence; run --help must not
     from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run
     from pdp_audit.deployment import certify_deployment
@@ -207,6 +205,8 @@ def canaries_files(
 
     report, json = outputs
     check_outputs({"--report": report, "--json": json}, inputs)
+    options = dict(options)
+    progress = bool(options.pop("progress", True))
     deployment = None if dp_sgd is None else dp_sgd_deployment(dp_sgd, delta)
     if deployment is not None and options["claim_epsilon"] is None:  # the accountant's claim is the one tested
         options = {**options, "claim_epsilon": deployment.claim.get("epsilon")}

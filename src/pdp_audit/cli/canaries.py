@@ -251,7 +251,7 @@ def command_canaries(args: argparse.Namespace) -> int:
     args.report = args.report or DEFAULT_REPORT  # a report by default, as `run` and `certify` write one
     if args.report.lower() == "none":  # as every command spells "no PDF"
         args.report = None
-    options = {"alpha": args.alpha, "claim_epsilon": args.claim_epsilon, "seed": args.seed}
+    options = {"alpha": args.alpha, "claim_epsilon": args.claim_epsilon, "seed": args.seed, "progress": not args.quiet}
     guesses = None if args.guesses is None else tuple(args.guesses)
     run = canaries_files(
         functools.partial(_scores, args),
@@ -262,7 +262,6 @@ def command_canaries(args: argparse.Namespace) -> int:
         args.dp_sgd,
         (args.report, args.json),
         {f"the file of {k}": v for k, v in inputs.items()},
-        progress=not args.quiet,
     )
     if args.json != "-" and not args.quiet:
         print_out(_summary(run, args))
