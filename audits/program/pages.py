@@ -440,13 +440,21 @@ def _confirmed(run: Run, refuted: Check | None) -> list[str]:
     if out_of_reach is not None:
         return [f"The black box cannot confirm it on the final release: {out_of_reach}."]
     if refuted is not None and refuted.details.get("not_run"):
-        return [f"The black box was not run: {refuted.details['not_run']}, which its releases cannot change."]
+        return [
+            f"The black box was not needed and not run: {refuted.details['not_run']}, which its releases cannot change."
+        ]
     if refuted is None or refuted.pvalue is None:
         return []
     confirms = refuted.verdict == "fail"
+    releases = refuted.details.get("corroboration")
+    short = (
+        ""
+        if releases is None
+        else f"; a corroboration on {int(releases):,} releases per world, the exact check decides"
+    )
     return [
         f"The black box {'confirms it' if confirms else 'does not confirm it'} {_on(refuted)} "
-        f"(p = {refuted.adjusted_pvalue:.3g} {'≤' if confirms else '>'} α = {run.alpha:g})."
+        f"(p = {refuted.adjusted_pvalue:.3g} {'≤' if confirms else '>'} α = {run.alpha:g}{short})."
     ]
 
 

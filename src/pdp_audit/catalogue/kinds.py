@@ -135,11 +135,14 @@ def _run_program(config: Any, progress: bool = False) -> Run:
     """A DP program's audit, its structural findings confirmed by the black box's attack on the witness pair."""
     # deferred: loads pdp_audit.audits.program.audit; program --help must not
     from pdp_audit.audits.program.audit import run_program
+    from pdp_audit.verify.evidence.pair_sequential import Stopping
 
-    def confirm(samplers: tuple, epsilon: float, delta: float, trials: int, seed: int, law: str = "ideal") -> list:
+    def confirm(samplers: tuple, epsilon, delta, trials: int, seed: int, law: str = "ideal", level=None) -> list:
         # the law run_program names: as implemented where the finding rests on float noise the release carries, else
-        # the release's real-valued law (read as numbers, a release of zero noise hid its deterministic difference)
-        return _blackbox_evidence(samplers, epsilon, delta, trials, seed, progress, law=law)
+        # the release's real-valued law (read as numbers, a release of zero noise hid its deterministic difference);
+        # ``level``: the fresh pass stopped once decided at it (the confirmation's look: :mod:`.confirmation_looks`)
+        stop = None if level is None else Stopping(float(level))
+        return _blackbox_evidence(samplers, epsilon, delta, trials, seed, progress, law=law, stop=stop)
 
     return run_program(config, progress, confirm)
 
