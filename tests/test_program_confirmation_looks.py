@@ -76,7 +76,7 @@ def test_an_exact_refutation_is_corroborated_on_the_releases_its_law_says_suffic
     releases = confirm.details["corroboration"]
     assert 500 <= releases <= 2_000 and confirm.details["train_per_world"] <= releases, confirm.details
     assert confirm.verdict == "fail" and confirm.pvalue <= ALPHA, confirm.note
-    assert confirm.note.startswith("A corroboration only: program-composition refutes the claim exactly")
+    assert confirm.note.startswith("A corroboration only (program-composition refutes the claim exactly): one look")
     assert run.review is not None and f"a corroboration on {releases:,} releases per world" in run.review.reading
 
 

@@ -237,9 +237,8 @@ def corroborating(e: Evidence, refuted: Evidence, releases: int) -> Evidence:
     if e.spec.id != "program-confirm":
         return e
     said = (
-        f"A corroboration only: {refuted.spec.id} refutes the claim exactly, so the black box ran one short look of "
-        f"{releases:,} releases per world (the exact law of the noise the pair's release carries says an event test "
-        "refutes within it), not the --trials cap; its p-value cannot change the verdict."
+        f"A corroboration only ({refuted.spec.id} refutes the claim exactly): one look of {releases:,} releases per "
+        "world, the exact law's budget, not the --trials cap."
     )
     return dataclasses.replace(e, note=f"{said} {e.note}", details={**e.details, "corroboration": releases})
 
