@@ -66,7 +66,7 @@ def test_the_size_as_public_mean_is_confirmed_on_a_smaller_pair():
         "Run on a smaller pair: D₁ = record 0 of D, and D₁′ = D₁ with a record at the domain's upper end added"
         in confirm.note
     )
-    assert "confirms it on a smaller pair, D₁ = record 0 of D" in run.review.reading
+    assert "corroborates it on a smaller pair, D₁ = record 0 of D" in run.review.reading
 
 
 @pytest.mark.tier2
