@@ -104,22 +104,30 @@ def test_a_rounded_release_is_read_through_its_rounding(scores):
 
 @pytest.mark.tier2
 def test_a_confirmation_out_of_reach_says_how_many_releases_it_needs(monkeypatch):
+    """The mean whose noise scale is read from the data, claimed at δ = 1e-4: its scale's move is a finding no exact
+    check decides (at δ = 0 it refutes exactly, and the black box is not needed), and the black box on D's witness
+    pair would need about 1.4e7 releases per world."""
     monkeypatch.setattr(smaller, "SIZES", ())  # no smaller pair tried (with one it is confirmed there)
-    run = pdp_audit.audit_program(_example("program_mean").size_as_public, DATA, 1.0, 0.0, bounds=(0, 1), trials=2000)
-    assert run.verdict == "fail"  # the exact finding: a scale taken from the data refutes a pure claim
+    mean = _example("program_mean").size_as_public
+    run = pdp_audit.audit_program(mean, DATA, 1.0, 1e-4, bounds=(0, 1), trials=2000)
+    assert run.verdict == "inconclusive"
     confirm = _checks(run)["program-confirm"]
     assert confirm.verdict != "fail"
     assert 1e6 < confirm.details["releases_needed"] < 1e9
     assert confirm.note.startswith("Not confirmed within 2,000 releases per world")
-    assert "cannot confirm it" in run.review.reading
+    assert "the black box cannot confirm the finding (not within 2,000 releases" in run.review.reading
 
 
 @pytest.mark.tier2
 def test_a_confirmation_that_refutes_never_reads_as_out_of_reach(monkeypatch):
     """The estimate of what a confirmation needs is no verdict: where the black box refutes though the estimate
-    exceeds the budget, its note does not say "Not confirmed" (the check's p-value decides)."""
+    exceeds the budget, its note does not say "Not confirmed" (the check's p-value decides).  The histogram whose
+    categories are read from the data: no exact check refutes it, the black box does (the budget spent twice, refuted
+    by composition, is no longer confirmed at all)."""
     monkeypatch.setattr(feasibility, "carried_needs", lambda *_: (1e9, "call 0 laplace[0]"))
-    run = pdp_audit.audit_program(_example("program_budget").spent_twice, DATA, 1.0, 0.0, bounds=(0, 1), trials=2000)
+    labels = pd.read_csv(EXAMPLES / "program-labels.csv")
+    run = pdp_audit.audit_program(_example("program_histogram").domain_from_data, labels, 1.0, 0.0, trials=2000)
+    assert all(c.verdict != "fail" for c in run.checks if c.id != "program-confirm")
     confirm = _checks(run)["program-confirm"]
     assert confirm.verdict == "fail" and confirm.pvalue <= 1e-6
     assert "Not confirmed" not in confirm.note

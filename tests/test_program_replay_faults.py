@@ -125,6 +125,11 @@ def kept_size_as_public(data, rng):
     KEPT[:] = KEPT or [rng]
     values = {CLIPPED}
     return values.mean() + KEPT[0].laplace(0.0, 1.0 / len(values))
+
+
+def kept_exact_count(data, rng):
+    KEPT[:] = KEPT or [rng]
+    return {CLIPPED}.sum() + KEPT[0].laplace(0.0, 1.0), float(len(data))
 """
 
 
@@ -141,7 +146,7 @@ def test_a_generator_kept_from_an_earlier_call_draws_for_the_run_under_way(tmp_p
 @pytest.mark.parametrize(
     "target, rows, trials, confirmed",
     [
-        ("kept_spent_twice", 3, "100", "Witness pair: D and"),
+        ("kept_exact_count", 3, "100", "Witness pair: D and"),
         ("kept_size_as_public", 12, "1000", "Run on a smaller pair"),
     ],
     ids=["black-box-witness", "smaller-pair"],
@@ -151,7 +156,9 @@ def test_the_confirmations_run_a_program_that_keeps_its_generator(
 ):
     """The black box's releases (on the witness pair) and a smaller pair's analysis ran the program outside the
     analysis's runs, where a kept generator diverged on its old tape (exit 4).  Outside every run it draws as it is;
-    the refutations stand (the budget spent twice by composition; the size read as public on a smaller pair)."""
+    the refutations stand (an exact count released beside a noisy sum, which only the black box refutes -- the budget
+    spent twice, refuted by composition, needs no release since the exact refutation ends the run; the size read as
+    public corroborated on a smaller pair)."""
     _folder(tmp_path, monkeypatch, KEPT, rows)
     code = _program(target, "--draw-sets", "1", trials=trials)
     out = capsys.readouterr().out

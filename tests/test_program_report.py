@@ -137,7 +137,7 @@ def test_an_input_moved_beyond_its_allowance_by_a_rounding_shows_the_excess():
 
 
 @pytest.mark.tier2
-def test_a_double_spending_is_shown_by_its_composition_and_the_black_box():
+def test_a_double_spending_is_shown_by_its_composition_the_black_box_not_needed():
     run = _audit_of_values(spent_twice, bounds=(0, 1))
     texts = _page_one(run)
     words = " ".join(t for t, _, _ in texts)
@@ -145,7 +145,9 @@ def test_a_double_spending_is_shown_by_its_composition_and_the_black_box():
     marked = _highlighted(texts)
     assert "composed" in marked and "ε = 2" in marked, marked
     confirm = next(c for c in run.checks if c.id == "program-confirm")
-    assert f"{confirm.pvalue:.3g}" in marked  # its p-value at α, beside the exact checks
+    # an exact refutation ends the run: two coordinates of ε = 1 each, no one of which sizes a short corroboration
+    assert confirm.pvalue is None and confirm.details["not_run"] == "program-composition refutes the claim exactly"
+    assert "The black box was not needed (the exact refutation decides)." in run.review.reading
 
 
 def test_a_passing_twin_shows_its_certificate():

@@ -181,9 +181,13 @@ def test_every_bug_fails_with_a_witness_and_a_confirming_pvalue(program, data, o
     failed = [c for c in run.checks if c.verdict == "fail"]
     assert all(c.details.get("witness") for c in failed), _summary(run)
     confirm = checks.get("program-confirm")
-    assert confirm is not None and confirm.verdict == "fail", _summary(run)
-    assert confirm.pvalue is not None and confirm.pvalue <= ALPHA, _summary(run)
-    assert confirm.details["witness"], _summary(run)
+    assert confirm is not None and confirm.details["witness"], _summary(run)
+    exact = any(checks[name].verdict == "fail" for name in ("program-structure", "program-composition"))
+    if exact and confirm.details.get("not_run"):  # an exact refutation ends the run: the black box was not needed
+        assert confirm.verdict == "inconclusive" and confirm.pvalue is None, _summary(run)
+    else:  # the black box's refutation, or an exact one's corroboration
+        assert confirm.verdict == "fail" and confirm.pvalue is not None and confirm.pvalue <= ALPHA, _summary(run)
+        assert not exact or confirm.details["corroboration"], _summary(run)
     if accounting:
         assert checks["program-composition"].verdict == "fail", _summary(run)
         assert "Refuted by composition" in checks["program-composition"].note

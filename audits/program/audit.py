@@ -40,6 +40,7 @@ import numpy as np
 
 from pdp_audit.audits.program import (
     confirmation,
+    confirmation_looks,
     feasibility,
     file_reads,
     fresh_process,
@@ -145,8 +146,9 @@ PROGRAM_SCOPES = {
 
 
 def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Callable | None = None):
-    """The audit of ``config``'s program (module notes); ``confirm(samplers, epsilon, delta, trials, seed, law)``: the
-    black box's evidence on a pair of samplers ``(size, rng) -> releases`` (None: no confirmation).  The audited data
+    """The audit of ``config``'s program (module notes); ``confirm(samplers, epsilon, delta, trials, seed, law,
+    level=None)``: the black box's evidence on a pair of samplers ``(size, rng) -> releases``, its fresh pass stopped
+    once decided at ``level`` where one is given (None: no confirmation).  The audited data
     file (``config.data``), opened by the program itself while the audit runs, is one line (:mod:`.file_reads`)."""
     try:
         with file_reads.refused([] if config.data is None else [config.data]):
@@ -195,15 +197,16 @@ def _confirmations(
     -- or, where by the exact law of the noise its release carries the witness pair needs more than ``trials``
     releases per world, on the smaller pair of D's records that needs fewest (:mod:`.smaller`; DP quantifies over
     every neighbouring pair, Dwork & Roth 2014, Def. 2.4), chosen by the exact analyses alone: one test at α either
-    way; then, where that does not refute at α, on the pair the statistical screening of the releases finds
-    (:mod:`.screening`), the two joined by Bonferroni's correction.  A wide release: on fewer releases and a
-    projection, and not at all where one of the ``exact`` checks already refutes the claim (:mod:`.confirmation`)."""
+    way, drawn in looks (:mod:`.confirmation_looks`); then, where that does not refute at α, on the pair the
+    statistical screening of the releases finds (:mod:`.screening`), the two joined by Bonferroni's correction.  A wide
+    release: on fewer releases and a projection.  Where one of the ``exact`` checks already refutes the claim, only a
+    short corroboration, or none (:func:`_corroborated`)."""
     program, data = target
     budget = confirmation.Budget(config.trials, config.alpha, analysis.recorded.numbers.size)
     refuted = [e for e in exact if e.verdict == "fail"]
-    if refuted and confirmation.wide(budget.numbers):
-        return [confirmation.not_run(refuted[0], budget)]
     config = dataclasses.replace(config, trials=budget.trials)
+    if refuted:
+        return _corroborated(analysis, target, config, confirm, (refuted[0], budget))
     witness = confirmation.witness(analysis)
     first = None if witness is None or not witness.findings else _on_witness(target, witness, config, confirm)
     screened, second = None, None
@@ -215,18 +218,54 @@ def _confirmations(
     return confirmation.evidence(first, screened, second, budget)
 
 
-def _on_witness(target: tuple, witness: PairResult, config: ProgramAuditConfig, confirm: Callable) -> Run:
-    """The confirmation on the witness pair, or on the smaller pair needing fewest releases (:func:`_confirmations`)."""
+def _corroborated(
+    analysis: Analysis, target: tuple, config: ProgramAuditConfig, confirm: Callable, refuted: tuple
+) -> list[Evidence]:
+    """An exact refutation's confirmation (:mod:`.confirmation_looks`, module notes): one look at the whole α on the
+    witness pair, or on the smaller pair that needs fewest releases (as :func:`_on_witness` chooses it, within
+    :data:`~.confirmation_looks.CORROBORATION` releases), at the budget the exact law of its carried noise says
+    refutes; where no such pair is within that budget, not run.  ``refuted``: the exact check that fails and the
+    confirmation's :class:`~.confirmation.Budget`.  No screening: it could not change the verdict."""
+    check, budget = refuted
+    witness = confirmation.witness(analysis)
+    if witness is None or not witness.findings or confirmation.wide(budget.numbers):
+        return [confirmation.not_run(check, budget)]
+    short = dataclasses.replace(config, trials=min(config.trials, confirmation_looks.CORROBORATION))
+    run = _on_witness(target, witness, short, confirm, corroborate=True)
+    if run is None:
+        needs = feasibility.carried_needs(witness, config.claim_epsilon, config.alpha)
+        return [confirmation.not_run(check, budget, None if needs is None else needs[0])]
+    releases = run.looks[0].trials
+    found = confirmation.evidence(run, None, None, dataclasses.replace(budget, asked=releases))
+    return [confirmation.corroborating(e, check, releases) for e in found]
+
+
+def _on_witness(
+    target: tuple, witness: PairResult, config: ProgramAuditConfig, confirm: Callable, corroborate: bool = False
+) -> Run | None:
+    """The confirmation on the witness pair, or on the smaller pair needing fewest releases (:func:`_confirmations`);
+    ``corroborate``: one look at the budget its exact law says refutes, or None where that is beyond ``config.trials``
+    (:func:`.confirmation_looks.corroboration`)."""
     program, data = target
     needs = feasibility.carried_needs(witness, config.claim_epsilon, config.alpha)
     small = None
     if needs is not None and needs[0] > config.trials:
         small = smaller.smallest(program, data, config, witness)
-    if small is None or needs is None or small.needed >= needs[0]:
-        return _run(target, witness, witness, config, confirm, needs)
-    run = _run((program, small.base), small.pair, witness, config, confirm)
-    pair_needs = feasibility.carried_needs(small.pair, config.claim_epsilon, config.alpha)
-    return dataclasses.replace(run, needs=pair_needs, small=small, witness_needs=needs[0])
+    on_witness = small is None or needs is None or small.needed >= needs[0]
+    pair, base = (witness, data) if on_witness or small is None else (small.pair, small.base)
+    pair_needs = needs if on_witness else feasibility.carried_needs(pair, config.claim_epsilon, config.alpha)
+    schedule = None
+    if corroborate:
+        look = confirmation_looks.corroboration(
+            config.trials, None if pair_needs is None else pair_needs[0], config.seed
+        )
+        if look is None:
+            return None
+        schedule = (look,)
+    run = _run((program, base), pair, witness, config, confirm, pair_needs, schedule)
+    if on_witness or small is None or needs is None:
+        return run
+    return dataclasses.replace(run, small=small, witness_needs=needs[0])
 
 
 def _run(
@@ -236,9 +275,12 @@ def _run(
     config: ProgramAuditConfig,
     confirm: Callable,
     needs: tuple[float, str] | None = None,
+    schedule: tuple[confirmation_looks.Look, ...] | None = None,
 ) -> Run:
     """The black box run on ``pair``'s releases (``target``: the program and the base it runs on), a wide release on
-    the numbers that differ on the pair (:func:`~.release_sampler.witness_columns`)."""
+    the numbers that differ on the pair (:func:`~.release_sampler.witness_columns`), in the looks of ``schedule``
+    (None: those :func:`.confirmation_looks.looks` sizes from ``needs``, the releases an event test needs on
+    ``pair`` by the exact law of its carried noise, within ``config.trials``)."""
     program, data = target
     replayed = pair.comparison.replayed
     columns = witness_columns(
@@ -246,11 +288,18 @@ def _run(
     )
     samplers = release_samplers(program, data, pair.neighbour.data, config.seed, columns)
     law = confirmation_law(pair, config.law)
-    found = confirm(samplers, config.claim_epsilon, config.claim_delta, config.trials, config.seed, law)
+    if schedule is None:
+        schedule = confirmation_looks.looks(config.trials, None if needs is None else needs[0], config.seed)
+
+    def look_run(look: confirmation_looks.Look) -> list[Evidence]:
+        level = config.alpha * look.share  # the look's fresh pass stops once decided at its share of α
+        return confirm(samplers, config.claim_epsilon, config.claim_delta, look.trials, look.seed, law, level)
+
+    found = confirmation_looks.run_looks(look_run, schedule, config.alpha)
     sampler = samplers.sample_d
     assert isinstance(sampler, ReleaseSampler)
     kept = sampler.kept  # the columns read, where the release is read on some (HEAD's among them)
-    return Run(found, pair, witness, law, needs, columns=None if kept is None else kept.size - HEAD)
+    return Run(found, pair, witness, law, needs, columns=None if kept is None else kept.size - HEAD, looks=schedule)
 
 
 def _isolated(analysis: Analysis, config: ProgramAuditConfig, confirm: Callable, target: tuple) -> list[Isolated]:

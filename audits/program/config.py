@@ -107,8 +107,11 @@ _OPTIONS = (
         PAIR_OPTIONS["blackbox_trials"],
         default=CONFIRM_TRIALS,
         table="audit",
-        help=f"fresh releases per world of the black box's confirmation of a structural finding on "
-        f"its witness pair, 100 to 1e9 (default {CONFIRM_TRIALS})",
+        help=f"the most fresh releases per world the black box draws to confirm a finding the exact checks leave "
+        f"open, 100 to 1e9 (default {CONFIRM_TRIALS}): a cap, not a size -- it draws first the few thousand the "
+        "exact law of the noise says suffice and stops once decided, and only corroborates (or skips) a refutation "
+        "an exact check already proved; lower it to bound the time of an undecided run, raise it to reach a subtler "
+        "violation",
         required=True,
     ),
     Option(

@@ -11,9 +11,10 @@ decided with the run's family (Holm's procedure), after this.
 A wide release (more than :data:`~.release_sampler.MOST_COLUMNS` numbers) is read on the numbers that differ on the
 pair (:func:`~.release_sampler.witness_columns`: a post-processing, so a refutation of it refutes the release), on at
 most :func:`releases_per_world` releases per world: the program draws every number of each release, whatever the black
-box reads.  Where an exact check already refutes the claim, a wide release's confirmation is not run
-(:func:`not_run`): its releases could not change the verdict, and they would cost thousands of the program's runs.
-Neither is ever an error of the user's: the budget is the audit's own.
+box reads.  Where an exact check already refutes the claim, the confirmation is one short look that corroborates it
+(:func:`corroborating`), or is not run (:func:`not_run`): its releases could not change the verdict
+(:mod:`.confirmation_looks`); a wide release's never runs then, as its releases would cost thousands of the program's
+runs.  Neither is ever an error of the user's: the budget is the audit's own.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from pdp_audit.audits.program import screening
+from pdp_audit.audits.program.confirmation_looks import CORROBORATION, Look, words
 from pdp_audit.audits.program.decision import CHECKS, found
 from pdp_audit.audits.program.release_sampler import MOST_COLUMNS
 from pdp_audit.audits.program.results import Analysis, PairResult
@@ -35,7 +37,8 @@ class Run:
     finding of ``witness`` (D's pair; ``pair`` is a smaller one where ``small`` names it); ``needs``: the releases per
     world an event test at α needs on ``pair`` by the exact law of the noise its release carries, with the element
     (None: not read); ``witness_needs``: the same on the witness pair, where a smaller pair was chosen; ``columns``:
-    how many of the release's numbers the black box read (:func:`~.release_sampler.witness_columns`; None: all)."""
+    how many of the release's numbers the black box read (:func:`~.release_sampler.witness_columns`; None: all);
+    ``looks``: the looks planned (:mod:`.confirmation_looks`)."""
 
     evidence: list[Evidence]
     pair: PairResult
@@ -45,6 +48,7 @@ class Run:
     small: Smaller | None = None
     witness_needs: float | None = None
     columns: int | None = None
+    looks: tuple[Look, ...] = ()
 
 
 #: The numbers the confirmation's releases carry per world at most (releases × numbers a release): the program draws
@@ -143,7 +147,11 @@ def _one(e: Evidence, run: Run, budget: Budget) -> Evidence:
     """One piece of the black box's evidence as the program audit's (:func:`_read`)."""
     confirm = e.spec.id in ("blackbox-attack", "program-confirm")
     at = "as implemented (the releases' float structure read)" if run.law == "as-implemented" else "the real-valued law"
-    notes = [f"Witness pair: D and {run.witness.neighbour.name}; confirmed at {at}.", budget.words(run.columns)]
+    notes = [
+        f"Witness pair: D and {run.witness.neighbour.name}; confirmed at {at}.",
+        budget.words(run.columns),
+        words(e.details.get("looks")) if confirm else "",
+    ]
     details = {
         "witness": run.witness.neighbour.name,
         "witness_found_by": found(run.witness)["found_by"],
@@ -185,25 +193,54 @@ def _on_smaller(small: Smaller, witness_needs: float) -> str:
     )
 
 
-def not_run(refuted: Evidence, budget: Budget) -> Evidence:
-    """The confirmation of a wide release (more than :data:`~.release_sampler.MOST_COLUMNS` numbers) where the exact
-    check ``refuted`` already refutes the claim: not run (module notes).  Its releases could only corroborate: an
-    exact check's fail is the run's verdict whatever a statistical check says (Holm's procedure decides only the
-    statistical ones), so skipping them changes no verdict and no exit code."""
+def not_run(refuted: Evidence, budget: Budget, needed: float | None = None) -> Evidence:
+    """The confirmation where the exact check ``refuted`` already refutes the claim and no short corroboration can
+    refute too (:mod:`.confirmation_looks`): not run.  Its releases could only corroborate: an exact check's fail is
+    the run's verdict whatever a statistical check says (Holm's procedure decides only the statistical ones), so
+    skipping them changes no verdict and no exit code.  ``needed``: the releases per world an event test needs by the
+    exact law of the noise the witness pair's release carries (None: no exact law says)."""
     drawn = budget.trials
+    if wide(budget.numbers):
+        why = (
+            f"on a release of {budget.numbers:,} numbers they would cost about {round(4.5 * drawn):,} runs of the "
+            f"program ({drawn:,} fresh releases per world, as many to learn from and a quarter as many to choose "
+            "events on)"
+        )
+    elif needed is not None:
+        why = (
+            f"by the exact law of the noise the release carries, an event test at α = {budget.alpha:g} would need "
+            f"about {needed:.2g} releases per world, more than a short corroboration draws "
+            f"({min(drawn, CORROBORATION):,})"
+        )
+    else:
+        why = (
+            "no one coordinate's exact law says how many releases an event test would need (the loss is spread over "
+            "several, or its law is not one the audit sizes)"
+        )
     return Evidence(
         CHECKS["program-confirm"],
         verdict="inconclusive",
-        note=f"Not run: {refuted.spec.id} refutes the claim exactly, and the black box's releases could not change "
-        f"that verdict; on a release of {budget.numbers:,} numbers they would cost about {round(4.5 * drawn):,} runs "
-        f"of the program ({drawn:,} fresh releases per world, as many to learn from and a quarter as many to choose "
-        "events on). The exact finding stands on its own.",
+        note=f"Not run: {refuted.spec.id} refutes the claim exactly, so the black box is not needed -- its releases "
+        f"could not change that verdict; {why}. The exact finding stands on its own.",
         details={
             "witness": refuted.details.get("witness"),
             "not_run": f"{refuted.spec.id} refutes the claim exactly",
             "release_numbers": budget.numbers,
         },
     )
+
+
+def corroborating(e: Evidence, refuted: Evidence, releases: int) -> Evidence:
+    """The confirmation ``e`` of a claim the exact check ``refuted`` already refutes (:mod:`.confirmation_looks`): a
+    corroboration on ``releases`` fresh releases per world, said so; its p-value decides nothing the exact check has
+    not."""
+    if e.spec.id != "program-confirm":
+        return e
+    said = (
+        f"A corroboration only ({refuted.spec.id} refutes the claim exactly): one look of {releases:,} releases per "
+        "world, the exact law's budget, not the --trials cap."
+    )
+    return dataclasses.replace(e, note=f"{said} {e.note}", details={**e.details, "corroboration": releases})
 
 
 def wide(numbers: int) -> bool:

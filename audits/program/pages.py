@@ -445,12 +445,14 @@ def _confirmed(run: Run, refuted: Check | None) -> list[str]:
     if out_of_reach is not None:
         return [f"The black box cannot confirm it on the final release: {out_of_reach}."]
     if refuted is not None and refuted.details.get("not_run"):
-        return [f"The black box was not run: {refuted.details['not_run']}, which its releases cannot change."]
+        return ["The black box was not needed (the exact refutation decides)."]
     if refuted is None or refuted.pvalue is None:
         return []
     confirms = refuted.verdict == "fail"
+    # after an exact refutation, a short look that can only corroborate it (:mod:`.confirmation_looks`)
+    verb = "corroborates" if refuted.details.get("corroboration") else "confirms"
     return [
-        f"The black box {'confirms it' if confirms else 'does not confirm it'} {_on(refuted)} "
+        f"The black box {f'{verb} it' if confirms else f'does not {verb[:-1]} it'} {_on(refuted)} "
         f"(p = {refuted.adjusted_pvalue:.3g} {'≤' if confirms else '>'} α = {run.alpha:g})."
     ]
 

@@ -192,8 +192,9 @@ def audit_program(
         one pair per field ``[(0, 1), (0, 10)]``; or the text of ``--bounds`` (``"age=0,120;label={a,b,c}"``).  A
         field not named keeps the data's own range (numbers) or the values it holds (text); outliers beyond the
         domain and a value outside a category set are tried too (:mod:`pdp_audit.audits.program.domain`).
-      **budget: ``trials`` -- fresh releases per world of the black box's confirmation, 100 to 1e9 (default
-        20,000); ``draw_sets`` -- sets of noise draws the program is recorded on, 1 to 16 (default 8: the
+      **budget: ``trials`` -- the most fresh releases per world the black box's confirmation draws, 100 to 1e9
+        (default 20,000: a cap; it draws first what the exact law of the noise says suffices and stops once decided,
+        :mod:`pdp_audit.audits.program.confirmation_looks`); ``draw_sets`` -- sets of noise draws the program is recorded on, 1 to 16 (default 8: the
         neighbours are replayed on the first, and on each further one where the program takes a path no earlier one
         took, at most 4 paths);
         ``seed`` -- root seed, >= 0 (default 0); ``alpha`` -- family-wise false-alarm probability, in

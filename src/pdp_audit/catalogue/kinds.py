@@ -138,17 +138,20 @@ def _run_program(config: Any, progress: bool = False) -> Run:
     # deferred: loads pdp_audit.audits.program.audit; program --help must not
     from pdp_audit.audits.program.audit import run_program
     from pdp_audit.verify.estimators.progress import stage
+    from pdp_audit.verify.evidence.pair_sequential import Stopping
 
     started = time.monotonic()
     stage("pdp-audit program: recording the program on D, replaying it on neighbouring datasets, composing the exact "
           "laws of its noise", started)  # fmt: skip
 
-    def confirm(samplers: tuple, epsilon: float, delta: float, trials: int, seed: int, law: str = "ideal") -> list:
+    def confirm(samplers: tuple, epsilon, delta, trials: int, seed: int, law: str = "ideal", level=None) -> list:
         # the law run_program names: as implemented where the finding rests on float noise the release carries, else
-        # the release's real-valued law (read as numbers, a release of zero noise hid its deterministic difference)
+        # the release's real-valued law (read as numbers, a release of zero noise hid its deterministic difference);
+        # ``level``: the fresh pass stopped once decided at it (the confirmation's look: :mod:`.confirmation_looks`)
         stage(f"pdp-audit program: the black box, up to {trials:,} fresh releases per world "
               f"({time.monotonic() - started:.1f} s so far)", started)  # fmt: skip
-        return _blackbox_evidence(samplers, epsilon, delta, trials, seed, progress, law=law)
+        stop = None if level is None else Stopping(float(level))
+        return _blackbox_evidence(samplers, epsilon, delta, trials, seed, progress, law=law, stop=stop)
 
     return run_program(config, progress, confirm)
 

@@ -1,0 +1,145 @@
+"""How long ``pdp_audit.audit_program`` takes to its verdict on small programs a user writes (issue 86, item 1: each
+decided in at most 10 s on 2 cores), at the default budget (``trials`` 20,000: the black box's cap) and law ideal.
+
+Cases: two bugs the exact composition refutes -- dp-recorder's double spending (:mod:`dp_recorder_programs`, two
+coordinates of ε = 1 each: no single coordinate's law says how many releases a black box needs, so none is drawn) and
+its sum calibrated for add/remove audited under replace-one (one coordinate at ε = 2: a short corroboration) --; a
+bug only the black box refutes (a noisy sum released beside its exact count: a coordinate free of noise differs); and
+two correct programs certified (a noisy sum and a histogram of 20 bins, :mod:`bench_program`).
+
+Each case runs in a process of its own, as a command would (the lazy imports of the confirmation -- scikit-learn --
+counted): one JSON line each with the audit's wall seconds, the process's CPU seconds, the program's own run on D
+(the least of 5), their ratio, the verdict, and the confirmation's looks or why it was not run.  Run it with main's
+interpreter for the "before" column (the same script; its records say which code ran):
+
+    python benchmarks/program_verdict_speed.py [--cases NAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+TARGET_SECONDS = 10.0
+
+
+def noisy_sum_and_count(data, rng):
+    """A noisy sum released beside the exact count: the count holds the records (refuted by the black box only)."""
+    values = np.clip(np.nan_to_num(data["value"].to_numpy(dtype=float)), 0.0, 1.0)
+    return float(values.sum() + rng.laplace(0.0, 1.0)), float(len(values))
+
+
+def _frame(values):
+    import pandas as pd
+
+    return pd.DataFrame({"value": values})
+
+
+def cases() -> dict:
+    """Each case: (program, data, neighbours, bounds, expected verdict)."""
+    import bench_program
+    import dp_recorder_programs as dp
+
+    rng = np.random.default_rng(0)
+    unit = rng.uniform(0.0, 1.0, 200)
+    return {
+        "spent-twice": (dp.spent_twice, _frame(unit), "add-remove", (0.0, 1.0), "fail"),
+        "add-remove-scale": (
+            dp.clipped_sum_add_remove_scale,
+            _frame(10 * unit - 5),
+            "replace-one",
+            (-5.0, 5.0),
+            "fail",
+        ),
+        "exact-count": (noisy_sum_and_count, _frame(unit), "add-remove", (0.0, 1.0), "fail"),
+        "noisy-sum": (bench_program.noisy_sum, unit, "replace-one", (0.0, 1.0), "pass"),
+        "histogram": (bench_program.histogram, unit, "replace-one", (0.0, 1.0), "pass"),
+    }
+
+
+def one(name: str) -> dict:
+    """One case, in this process: the audit's wall and CPU seconds, the program's own run on D (least of 5)."""
+    import pdp_audit
+
+    program, data, relation, bounds, expected = cases()[name]
+    rng = np.random.default_rng(1)
+    own = min(_timed(lambda: program(data, rng)) for _ in range(5))
+    start, cpu = time.perf_counter(), time.process_time()
+    run = pdp_audit.audit_program(program, data, 1.0, 0.0, neighbours=relation, bounds=bounds, law="ideal")
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    confirm = next((c for c in run.checks if c.id == "program-confirm"), None)
+    details = {} if confirm is None else confirm.details
+    return {
+        "benchmark": "program_verdict_speed",
+        "case": name,
+        "records": len(data),
+        "relation": relation,
+        "verdict": run.verdict,
+        "expected": expected,
+        "trials_cap": run.parameters.get("trials"),
+        "confirmation": None if confirm is None else _confirmation(confirm, details),
+        "seconds": round(seconds, 2),
+        "cpu_seconds": round(cpu, 2),
+        "program_seconds": round(own, 6),
+        "over_program": round(seconds / own),
+        "target_seconds": TARGET_SECONDS,
+    }
+
+
+def _confirmation(confirm, details: dict) -> dict:
+    """What the confirmation drew: not run (why), a corroboration's releases, or its looks (planned, run, p-values)."""
+    if details.get("not_run"):
+        return {"not_run": details["not_run"]}
+    out = {"pvalue": confirm.pvalue, "train_per_world": details.get("train_per_world")}
+    stop = details.get("early_stop") or {}
+    out["fresh_drawn"] = stop.get("fresh_drawn")
+    if "corroboration" in details:
+        out["corroboration"] = details["corroboration"]
+    if "looks" in details:
+        out["looks"] = details["looks"]
+    return out
+
+
+def _timed(call) -> float:
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", nargs="*", default=None)
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # a case in this process (the child's side)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(one(args.one)), flush=True)
+        return
+    for name in args.cases or list(cases()):
+        load = os.getloadavg()[0]
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, __file__, "--one", name], capture_output=True, text=True, check=False)
+        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+        if done.returncode != 0 or not lines:
+            print(json.dumps({"benchmark": "program_verdict_speed", "case": name, "error": done.stderr[-400:]}))
+            continue
+        row = json.loads(lines[-1])
+        row.update(process_seconds=round(time.perf_counter() - start, 2), load_1min=[round(load, 2), _load()])
+        print(json.dumps(row), flush=True)
+
+
+def _load() -> float:
+    return round(os.getloadavg()[0], 2)
+
+
+if __name__ == "__main__":
+    main()
