@@ -194,9 +194,9 @@ def audit_program(
         domain and a value outside a category set are tried too (:mod:`pdp_audit.audits.program.domain`).
       **budget: ``trials`` -- the most fresh releases per world the black box's confirmation draws, 100 to 1e9
         (default 20,000: a cap; it draws first what the exact law of the noise says suffices and stops once decided,
-        :mod:`pdp_audit.audits.program.confirmation_looks`); ``draw_sets`` -- sets of noise draws the program is recorded on, 1 to 16 (default 8: the
-        neighbours are replayed on the first, and on each further one where the program takes a path no earlier one
-        took, at most 4 paths);
+        :mod:`pdp_audit.audits.program.confirmation_looks`); ``draw_sets`` -- sets of noise draws the program is
+        recorded on, 1 to 16 (default 8: the neighbours are replayed on the first, and on each further one where the
+        program takes a path no earlier one took, at most 4 paths);
         ``seed`` -- root seed, >= 0 (default 0); ``alpha`` -- family-wise false-alarm probability, in
         [1e-50, 1) (default 1e-6); ``law`` -- ``"as-implemented"`` (the default: the program as it runs in
         floating point, so a release carrying continuous float noise added to a value -- numpy's or diffprivlib's
