@@ -21,6 +21,7 @@ the duplicate columns exit 0.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -76,6 +77,14 @@ def offset_after_the_probe(data, rng):
 """
 
 
+def _note(out: str, check: str) -> str:
+    """The line of ``check`` in a command's output, with the lines its note is wrapped onto, as one line."""
+    lines = out.splitlines()
+    first = next(k for k, line in enumerate(lines) if line.strip().startswith(f"{check}:"))
+    rest = [line.strip() for line in itertools.takewhile(lambda line: line.startswith("      "), lines[first + 1 :])]
+    return " ".join([lines[first], *rest])
+
+
 @pytest.mark.timeout(300)
 def test_a_replay_on_d_that_takes_another_path_is_undecided_naming_the_call_and_line(tmp_path, monkeypatch, capsys):
     """The replay on D raised its Divergence out of the audit (exit 4).  A state is no privacy loss in itself: the
@@ -84,8 +93,8 @@ def test_a_replay_on_d_that_takes_another_path_is_undecided_naming_the_call_and_
     code = _program("twice_on_the_second_call", "--draw-sets", "1")
     out = capsys.readouterr().out
     assert code == 3, out
-    record = next(line for line in out.splitlines() if "program-record" in line)
-    assert "inconclusive" in record, record
+    record = _note(out, "program-record")
+    assert "program-record: undecided" in record, record
     assert "takes another path (call 1: recorded no further call, replayed laplace" in record, record
     assert "(at stateful.py:11)" in record and "randomness or state the audit does not record" in record, record
 
@@ -99,8 +108,8 @@ def test_a_state_that_moves_while_the_audit_runs_is_named_by_the_last_replay_on_
     code = _program("offset_after_the_probe", "--draw-sets", "1")
     out = capsys.readouterr().out
     assert code == 3, out
-    record = next(line for line in out.splitlines() if "program-record" in line)
-    assert "inconclusive" in record, record
+    record = _note(out, "program-record")
+    assert "program-record: undecided" in record, record
     assert "on D after the neighbours gives another release (number 0: recorded" in record, record
 
 
@@ -163,7 +172,7 @@ def test_the_confirmations_run_a_program_that_keeps_its_generator(
     code = _program(target, "--draw-sets", "1", trials=trials)
     out = capsys.readouterr().out
     assert code == 1, out
-    assert confirmed in next(line for line in out.splitlines() if "program-confirm:" in line), out
+    assert confirmed in _note(out, "program-confirm"), out
 
 
 # --- noise drawn in a process the program starts -----------------------------------------------------------------
