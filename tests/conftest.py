@@ -276,3 +276,51 @@ def _libraries_before_inprocess_sessions(request):
         for name in LAZY_LIBRARIES:
             importlib.import_module(name)
     yield
+
+
+#: The modules whose commands run the user's code through :func:`pdp_audit.verify.core.sandbox.run_isolated`
+SANDBOXED_COMMANDS = (
+    "pdp_audit.use_cases",
+    "pdp_audit.certify_files",
+    "pdp_audit.sweeps.audits",
+    "pdp_audit.blackbox_search_files",
+)
+
+
+@pytest.fixture
+def commands_in_process(monkeypatch):
+    """The work of ``blackbox``, ``certify`` and a sweep's user cells run in this process, not in the sandbox's fresh
+    Python (its imports are 1.5-3.5 CPU s a command), for tests whose subject is not the process boundary.  The
+    boundary has tests of its own (tests/test_sandbox.py, test_hostile_pass5.py, test_program_boundary.py), and
+    test_sandbox's test_a_well_behaved_target_gives_the_bytes_it_gave_in_process shows a command's bytes the same
+    either way.  ``program`` keeps its child: the hash seed it is started with is part of what the audit replays.
+    The user's modules imported here are forgotten after the test, as the child forgot them with its end (a later
+    test's module of the same name is read afresh)."""
+    import importlib
+
+    from pdp_audit.verify.core import sandbox
+
+    def in_process(function, *args, target, environment=None):
+        if environment is not None:
+            return sandbox.run_isolated(function, *args, target=target, environment=environment)
+        return function(*args)
+
+    for name in SANDBOXED_COMMANDS:
+        monkeypatch.setattr(importlib.import_module(name), "run_isolated", in_process)
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        if not _installed(getattr(sys.modules[name], "__file__", None)):
+            del sys.modules[name]
+
+
+def _installed(path):
+    """Whether a module's file is the Python's, an installed library's or the checkout's (a user's module is none)."""
+    from pathlib import Path
+
+    if path is None:
+        return True
+    here = Path(__file__).resolve().parent.parent
+    roots = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), here}
+    resolved = Path(path).resolve()
+    return any(resolved.is_relative_to(root) for root in roots)

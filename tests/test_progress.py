@@ -366,6 +366,13 @@ class _Recorded:
         "objpert-options10",
         "objpert-options11",
         "objpert-options12",
+        # each audit and planning path keeps a case in tier 1: gaussian 0 and 2, privacy-report's dependent and
+        # adaptive, dp-sgd add/remove, ops's plain tails, adaops's unrunnable groups
+        "gaussian-options1",
+        "privacy-report-options13",
+        "dp-sgd-options17",
+        "ops-options19",
+        "adaops-options21",
     )
 )
 @pytest.mark.parametrize(
