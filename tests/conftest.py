@@ -6,7 +6,7 @@ import zlib
 
 import pytest
 
-from tests import tiers
+from tests import in_process, tiers
 
 # Every statistical test in this suite is calibrated to a false-alarm probability of at most 1e-6
 # (OpenDP's convention) and runs with a fixed seed, so a failure is a real finding, not bad luck.
@@ -20,6 +20,9 @@ def pytest_configure(config):
     1).  A handler of our own is reset to the default in the children at exec."""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    config.addinivalue_line(
+        "markers", f"{in_process.MARK}: the commands' work in the test's process (tests/in_process.py)"
+    )
     if not hasattr(config, "workerinput"):  # once, in the controller, before xdist starts its workers
         compile_the_package()
         keep_matplotlibs_font_cache()
@@ -278,49 +281,18 @@ def _libraries_before_inprocess_sessions(request):
     yield
 
 
-#: The modules whose commands run the user's code through :func:`pdp_audit.verify.core.sandbox.run_isolated`
-SANDBOXED_COMMANDS = (
-    "pdp_audit.use_cases",
-    "pdp_audit.certify_files",
-    "pdp_audit.sweeps.audits",
-    "pdp_audit.blackbox_search_files",
-)
-
-
 @pytest.fixture
 def commands_in_process(monkeypatch):
-    """The work of ``blackbox``, ``certify`` and a sweep's user cells run in this process, not in the sandbox's fresh
-    Python (its imports are 1.5-3.5 CPU s a command), for tests whose subject is not the process boundary.  The
-    boundary has tests of its own (tests/test_sandbox.py, test_hostile_pass5.py, test_program_boundary.py), and
-    test_sandbox's test_a_well_behaved_target_gives_the_bytes_it_gave_in_process shows a command's bytes the same
-    either way.  ``program`` keeps its child: the hash seed it is started with is part of what the audit replays.
-    The user's modules imported here are forgotten after the test, as the child forgot them with its end (a later
-    test's module of the same name is read afresh)."""
-    import importlib
-
-    from pdp_audit.verify.core import sandbox
-
-    def in_process(function, *args, target, environment=None):
-        if environment is not None:
-            return sandbox.run_isolated(function, *args, target=target, environment=environment)
-        return function(*args)
-
-    for name in SANDBOXED_COMMANDS:
-        monkeypatch.setattr(importlib.import_module(name), "run_isolated", in_process)
-    before = set(sys.modules)
+    """The commands' work in this process for the test (tests/in_process.py)."""
+    forget = in_process.commands_here(monkeypatch)
     yield
-    for name in set(sys.modules) - before:
-        if not _installed(getattr(sys.modules[name], "__file__", None)):
-            del sys.modules[name]
+    forget()
 
 
-def _installed(path):
-    """Whether a module's file is the Python's, an installed library's or the checkout's (a user's module is none)."""
-    from pathlib import Path
-
-    if path is None:
-        return True
-    here = Path(__file__).resolve().parent.parent
-    roots = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), here}
-    resolved = Path(path).resolve()
-    return any(resolved.is_relative_to(root) for root in roots)
+@pytest.fixture(autouse=True)
+def _commands_in_process_where_marked(request):
+    """:func:`commands_in_process` for a test marked ``commands_in_process`` (a module's ``pytestmark``), unless its
+    own mark says ``commands_in_process(False)``: a test of what crosses the boundary."""
+    mark = request.node.get_closest_marker(in_process.MARK)
+    if mark is not None and (not mark.args or mark.args[0]):
+        request.getfixturevalue("commands_in_process")

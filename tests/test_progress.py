@@ -13,6 +13,9 @@ import pytest
 from pdp_audit.verify.estimators import progress
 from pdp_audit.verify.estimators.progress import asking, progress_bar, say, with_progress
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 
 class Terminal(io.StringIO):
     def isatty(self) -> bool:
