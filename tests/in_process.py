@@ -5,7 +5,8 @@ A command that runs the user's code (``blackbox``, ``certify``, a sweep's user c
 (:func:`pdp_audit.verify.core.sandbox.run_isolated`) whose imports cost 0.4 CPU s for a command refused early and
 2-3 CPU s for one that audits (tests/test_blackbox_event_witness.py's two commands: 8.5 CPU s in the child, 3.4 here).
 The boundary has tests of its own (tests/test_sandbox.py, test_hostile_pass5.py, test_program_boundary.py), and
-test_sandbox's test_a_well_behaved_target_gives_the_bytes_it_gave_in_process shows that a command gives the same bytes either way.
+test_sandbox's test_a_well_behaved_target_gives_the_bytes_it_gave_in_process shows that a command gives the same
+bytes either way.
 """
 
 from __future__ import annotations
