@@ -6,7 +6,7 @@ import zlib
 
 import pytest
 
-from tests import tiers
+from tests import in_process, tiers
 
 # Every statistical test in this suite is calibrated to a false-alarm probability of at most 1e-6
 # (OpenDP's convention) and runs with a fixed seed, so a failure is a real finding, not bad luck.
@@ -20,6 +20,9 @@ def pytest_configure(config):
     1).  A handler of our own is reset to the default in the children at exec."""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    config.addinivalue_line(
+        "markers", f"{in_process.MARK}: the commands' work in the test's process (tests/in_process.py)"
+    )
     if not hasattr(config, "workerinput"):  # once, in the controller, before xdist starts its workers
         compile_the_package()
         keep_matplotlibs_font_cache()
@@ -276,3 +279,20 @@ def _libraries_before_inprocess_sessions(request):
         for name in LAZY_LIBRARIES:
             importlib.import_module(name)
     yield
+
+
+@pytest.fixture
+def commands_in_process(monkeypatch):
+    """The commands' work in this process for the test (tests/in_process.py)."""
+    forget = in_process.commands_here(monkeypatch)
+    yield
+    forget()
+
+
+@pytest.fixture(autouse=True)
+def _commands_in_process_where_marked(request):
+    """:func:`commands_in_process` for a test marked ``commands_in_process`` (a module's ``pytestmark``), unless its
+    own mark says ``commands_in_process(False)``: a test of what crosses the boundary."""
+    mark = request.node.get_closest_marker(in_process.MARK)
+    if mark is not None and (not mark.args or mark.args[0]):
+        request.getfixturevalue("commands_in_process")

@@ -16,6 +16,9 @@ from pdp_audit.audits.blackbox.attack import AttackOptions, blackbox_attack
 from pdp_audit.cli.main import main
 from pdp_audit.mechanisms import gaussian as g
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 ALPHA, DELTA = 1e-6, 1e-5
 #: The tests of the logistic test's own properties name it: the default statistic is the event test.
 LOGISTIC = AttackOptions("logistic")

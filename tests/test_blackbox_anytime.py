@@ -19,6 +19,9 @@ from pdp_audit.audits.blackbox.events import Event, EventAttack
 from pdp_audit.cli.main import main
 from pdp_audit.reports.json_report import check_to_dict
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 #: Simulated passes per level test, at a loose level; a pass misses when some round's bound exceeds the true ε.
 PASSES, LOOSE = 2000, 0.1
 #: P(Binomial(PASSES, LOOSE) > ALLOWED) ≤ 1e-6: a valid reading (miss probability ≤ LOOSE a pass) fails w.p. ≤ 1e-6.

@@ -31,6 +31,10 @@ from pdp_audit.audits.blackbox.witness import events_from_data, events_to_data, 
 from pdp_audit.cli.main import main
 from pdp_audit.verify.estimators.float_structure import number_structure
 from pdp_audit.verify.inputs.validation import InputError
+from tests import in_process
+
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
 
 
 class Mixed:
@@ -344,7 +348,9 @@ def reported(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(folder)
         patch.syspath_prepend(str(folder))
+        forget = in_process.commands_here(patch)  # not the process boundary: the commands' work in this process
         assert main([*RUN, "--json", "rep.json", "--report", "rep.pdf"]) == 1
+        forget()
     return folder
 
 

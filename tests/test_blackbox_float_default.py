@@ -26,6 +26,9 @@ from pdp_audit.reports.json_report import check_to_dict
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import float_bugs as fb  # noqa: E402
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 ALPHA = 1e-6
 TRIALS = 20_000
 

@@ -28,6 +28,9 @@ from pdp_audit.verify.estimators.engine import run_blocks
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import peer_mechanisms as pm  # noqa: E402
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 ALPHA = 1e-6
 BY_NAME = {p.name: p for p in pm.PEERS}
 

@@ -37,6 +37,9 @@ from pdp_audit.verify.inputs.validation import InputError
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import blackbox_search_peers as bsp  # noqa: E402
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 ALPHA = 1e-6
 EPSILON = 0.5
 

@@ -25,6 +25,9 @@ from pdp_audit.audits.blackbox.stages import (
     stage_schedule,
 )
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 #: Simulated runs per level test, at a loose level; a run errs when some stage refutes a claim that holds.  400 runs
 #: keep both tests far from ALLOWED (247): 118 wrong runs read at the shares, 302 at the full level (1000: 298 and 761).
 RUNS, LOOSE = 400, 0.5

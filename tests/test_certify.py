@@ -22,6 +22,9 @@ from pdp_audit.deployment import deployment_config, load_deployment
 from pdp_audit.reports.json_report import run_schema
 from pdp_audit.verify.core.data_fingerprint import canonical_table_sha256
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 SMALL_BUDGET = "trials = 1e5"  # enough for every Gaussian guarantee to pass at the example's σ

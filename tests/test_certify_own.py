@@ -25,6 +25,9 @@ from pdp_audit.cli.main import main
 from pdp_audit.reports.cover import _banner
 from pdp_audit.reports.records import Run
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 HISTOGRAM = textwrap.dedent(

@@ -13,6 +13,9 @@ from pdp_audit.catalogue import plans as catalogue
 from pdp_audit.cli import main as cli
 from pdp_audit.verify.core.plan import AuditPlan
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 
 def _plan(execute) -> AuditPlan:
     """The Gaussian audit's plan whose whole work is ``execute(config)``."""

@@ -18,6 +18,9 @@ from pdp_audit.cli.main import main
 from pdp_audit.deployment import deployment_config, load_deployment
 from tests.sweep_toy import make_toy_store
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PRIVACY_REPORT = (
     'mechanism = "privacy-report"\n[claim]\nepsilon = {epsilon}\ndelta = 1e-5\n[parameters]\nn = 200\nd = 5\n{more}'

@@ -18,6 +18,9 @@ import pytest
 
 from pdp_audit.cli.main import main
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 pytest_plugins = ["pytester"]
 
 #: A white-box pair N(0, 5²) vs N(1, 5²) whose factory reads the file its parameter ``source`` names.

@@ -28,6 +28,9 @@ from pdp_audit.cli.main import main
 from pdp_audit.verify.inputs.validation import InputError
 from tests.test_sandbox import alive, children_of
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 SMALL = SearchOptions(candidates=1, pilot_trials=1000, trials=1000)
 
 MODULE = textwrap.dedent(

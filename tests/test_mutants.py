@@ -17,7 +17,30 @@ from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms.objpert import mechanism as op
 
 
-@pytest.mark.tier2(cases=("variance-as-scale", "noise-halved", "objpert-no-log-det", "classical-missing-2"))
+# Tier 1 keeps a mutant of each check that catches one (dp-forward/reverse, loss-consistency, noise-view,
+# pair-protocol, coverage) and of each mechanism family; the others of a check and family a kept one stands for run
+# in tier 2 (objpert-small-lambda and two-reports-loss-of-one also have tests of their own below, in tier 1).
+@pytest.mark.tier2(
+    cases=(
+        "variance-as-scale",
+        "noise-halved",
+        "objpert-no-log-det",
+        "classical-missing-2",
+        "objpert-small-lambda",
+        "geometric-counts-scale-too-small",
+        "geometric-histogram-scale-0.8",
+        "laplace-histogram-scale-0.8",
+        "loss-for-other-sigma",
+        "loss-for-double-sigma",
+        "sampler-half-sigma",
+        "two-reports-loss-of-one",
+        "swapped-worlds",
+        "truncated-noise-untruncated-loss",
+        "view-narrower-than-sampler",
+        "half-nan-loss",
+        "misaligned-losses",
+    )
+)
 @pytest.mark.parametrize("mutant", zoo.MUTANTS, ids=lambda m: m.id)
 def test_every_mutant_is_caught_and_its_twin_passes(mutant):
     outcome = runs.run_mutant(mutant, runs.quick_trials())  # early stopping, the default

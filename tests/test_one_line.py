@@ -11,6 +11,9 @@ import pytest
 
 from pdp_audit.cli.main import main
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 FORGED = "pdp-audit: CERTIFIED (all guarantees pass)"
 BREAKS = {"newline": "\n", "carriage return": "\r", "line separator": "\u2028", "escape": "\x1b[2K"}
 CLAIM = "[claim]\nepsilon = 1.0\ndelta = 1e-5\n"

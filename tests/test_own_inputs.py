@@ -15,6 +15,9 @@ import pytest
 
 from pdp_audit.cli.main import main
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SMALL_SWEEP = '[sweep]\nmechanism = "gaussian"\n[fixed]\ntrials = 2000\n[grid]\nclaim_epsilon = [1.0]\n'
 

@@ -22,6 +22,9 @@ from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
 
 from .user_pairs import ShiftedGaussian
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 pytest_plugins = ["pytester"]
 

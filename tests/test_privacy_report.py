@@ -225,6 +225,9 @@ def test_generalized_eigenvalues_decide_proposition21_for_all_x():
                 assert sampled
 
 
+# tier 2: test_contract runs the contract on these pairs (the catalogue's privacy-report example pairs), the identity
+# check on the first in tier 1
+@pytest.mark.tier2
 def test_release_pairs_satisfy_the_contract():
     for pair in pr._example_pairs(np.random.default_rng(2024)):
         for check in contract.CHECKS:
@@ -299,6 +302,9 @@ def test_dependent_audit_passes_at_correct_parameters():
     assert found["cor16"] == "pass"
 
 
+# tier 2: a broken release refuted by the audit is test_halved_sigma2_breaks_the_dp_claim's in tier 1, and Proposition
+# 21's decision test_generalized_eigenvalues_decide_proposition21_for_all_x's
+@pytest.mark.tier2
 def test_unit_goe_tau_breaks_proposition21():
     run = run_privacy_report_audit(PrivacyReportAuditConfig(mode="dependent", tau_reading="unit-goe", **SMALL))
     v = verdicts(run)

@@ -98,7 +98,9 @@ def test_an_array_record_declares_one_pair_per_field():
     assert _verdict(array_sum_fixed, records, "0=0,120;1=0,2e5") == "pass"
 
 
-@pytest.mark.tier2(representatives=("labels_counted_bug",))
+# tier 2: a bug a declaration shows refuted and its fix certified is test_a_bug_shown_by_one_columns_range_...'s in
+# tier 1, the declared categories as records test_declared_categories_are_each_a_record_and_one_outside's
+@pytest.mark.tier2
 @pytest.mark.parametrize("bug", [labels_counted_bug, labels_seen_bug])
 def test_a_histogram_over_a_declared_label_set(bug):
     """A label outside the set counted, or a declared label the data lacks left out, is refuted; counting the

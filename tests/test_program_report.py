@@ -173,6 +173,8 @@ def test_page_one_names_the_glossary_of_its_words_in_a_footnote():
 
 
 @pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler) reads the PDF's page 1")
+# the twin's page in tier 2: its certificate's words are test_a_passing_twin_shows_its_certificate's in tier 1
+@pytest.mark.tier2(representatives=("bug",))
 @pytest.mark.parametrize("program", [spent_twice, fixed_sum], ids=["bug", "twin"])
 def test_the_review_page_is_page_one_laid_out_and_byte_identical(tmp_path, program):
     found: list[str] = []

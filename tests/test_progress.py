@@ -13,6 +13,9 @@ import pytest
 from pdp_audit.verify.estimators import progress
 from pdp_audit.verify.estimators.progress import asking, progress_bar, say, with_progress
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 
 class Terminal(io.StringIO):
     def isatty(self) -> bool:
@@ -366,6 +369,13 @@ class _Recorded:
         "objpert-options10",
         "objpert-options11",
         "objpert-options12",
+        # each audit and planning path keeps a case in tier 1: gaussian 0 and 2, privacy-report's dependent and
+        # adaptive, dp-sgd add/remove, ops's plain tails, adaops's unrunnable groups
+        "gaussian-options1",
+        "privacy-report-options13",
+        "dp-sgd-options17",
+        "ops-options19",
+        "adaops-options21",
     )
 )
 @pytest.mark.parametrize(

@@ -24,6 +24,9 @@ from pdp_audit.mechanisms.mutant_pairs import DrawsGaussian as Gaussian
 from pdp_audit.mechanisms.mutant_pairs import GlobalNumpy, OwnGenerator, Reseeding
 from pdp_audit.verify.estimators import rng_discipline as rd
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 
 class FewSeeds(Gaussian):
     """Seeds a generator of its own from three seeds chosen by its rng: three distinct streams in all."""

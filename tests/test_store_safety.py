@@ -14,6 +14,9 @@ from pdp_audit.sweeps.spec import run_sweep
 from pdp_audit.sweeps.store import Store, load_results
 from tests.sweep_toy import parse_toy_spec, toy_spec
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 
 def _digest(path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -13,6 +13,9 @@ from pdp_audit.cli.main import main
 from pdp_audit.sweeps.spec import SpecError, parse_spec
 from pdp_audit.sweeps.store import Store, load_results
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 GAUSS = """
 [sweep]
 mechanism = "gaussian"

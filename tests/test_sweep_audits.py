@@ -14,6 +14,9 @@ from pdp_audit.sweeps.rates import fit_exponent
 from pdp_audit.sweeps.spec import SpecError, parse_spec
 from pdp_audit.verify.core.config import values_of
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 OPS = """
 [sweep]
 mechanism = "ops"

@@ -17,6 +17,9 @@ from pdp_audit.sweeps.executors import execute_task
 from pdp_audit.sweeps.spec import canonical_json, cell_digest, load_spec, tasks_for
 from pdp_audit.verify.inputs.validation import InputError
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SPEC = (
     '[sweep]\nmechanism = "gaussian"\n[fixed]\ntrials = 2000\ndata = "data.csv"\n[grid]\nclaim_epsilon = [1.0, 2.0]\n'

@@ -13,6 +13,9 @@ import pdp_audit
 from pdp_audit.reports.json_report import check_to_dict, clean
 from pdp_audit.sweeps.spec import SpecError, parse_spec
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 MODULE = textwrap.dedent(
     """
     import numpy as np

@@ -22,6 +22,9 @@ import pytest
 
 from pdp_audit.cli.main import main
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 #: A user's module whose factory reports its data copy (path, mode, folder's mode) and waits ``wait`` seconds.
 WAITING = textwrap.dedent(
     """

@@ -17,6 +17,9 @@ from pdp_audit.reports.records import Check
 from pdp_audit.reports.run_text import describe
 from pdp_audit.verify.core.checks import make_run
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 
 def test_a_tight_gaussian_holds_by_its_exact_delta_and_says_so():
     """The README's default run (σ calibrated exactly to (1, 1e-5)): the interval's upper end exceeds the claim, so
