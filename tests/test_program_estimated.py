@@ -43,7 +43,7 @@ def fixed(data, rng):
 
 
 #: The bug's releases a world: on seed 0 its lower bound is 1.051 at 5,000 (> ε = 1; 1.073 at 10,000, the budget
-#: before tier 1 was cut to five minutes).  A smaller budget only lowers a lower bound that holds at 1 − α (α = 1e-6):
+#: before tier 1 was cut).  A smaller budget only lowers a lower bound that holds at 1 − α (α = 1e-6):
 #: it can hide the bug's excess, never claim one the fix does not have.  The fix keeps OPTIONS' 20,000: at 10,000 its
 #: logistic part's lower bound is 0 (its sum 0.5999999999849553, below the exact steps' 0.6 by the rounding of a zero
 #: bound).

@@ -1,4 +1,4 @@
-"""The tutorial "Audit your program in five minutes" (docs/tutorials/five-minutes.md) run as written, so it cannot
+"""The tutorial "Your first program audit" (docs/tutorials/five-minutes.md) run as written, so it cannot
 go stale.
 
 In a fresh folder: each block the page introduces with "save as `NAME`" is written to NAME; each ``bash`` block
