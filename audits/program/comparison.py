@@ -461,24 +461,32 @@ def _read_small_release(
         if bits_before[i] == bits_after[i] and j < 0:
             continue
         if j >= 0:
-            shift = (a - b) / coefficient[i] if math.isfinite(a - b) and coefficient[i] else math.inf
-            if math.isnan(a) != math.isnan(b) or not math.isfinite(shift):
-                shift = math.inf
+            shift = _shift_read(b, a, coefficient[i])
+            weighted = weights is not None or i in shared
             bound = math.inf
-            if weights is not None or i in shared:
+            if weighted:
                 bound = shift_bound_of_floats(
                     (b, a), shift, coefficient[i], weights[i] if weights is not None else 0.0, errors[i]
                 )
             if source[j] == "release" and not _within(float(shifts[j]), shift, last[j] + bound):
                 out.inconsistent.append(j)
             shifts[j], source[j] = shift, "release"
-            if weights is not None or i in shared:
+            if weighted:
                 last[j] = bound
             out.bounds[j] = last.get(j, math.inf)
             if a == b and bits_before[i] != bits_after[i]:  # the same value in other bits: no shift explains it
                 out.noisy_differ.append(i)
         elif j != UNREAD:
             (out.free_differ if j == -1 else out.noisy_differ).append(i)
+
+
+def _shift_read(before: float, after: float, coefficient: float) -> float:
+    """The shift of the noise that moves a coordinate from ``before`` to ``after`` through ``coefficient``: ∞ where
+    the move is not finite, the coefficient 0, or NaN on one side only."""
+    shift = (after - before) / coefficient if math.isfinite(after - before) and coefficient else math.inf
+    if math.isnan(after) != math.isnan(before) or not math.isfinite(shift):
+        return math.inf
+    return shift
 
 
 def _within(a: float, b: float, bound: float) -> bool:

@@ -120,25 +120,9 @@ def primitives(analysis: Any, law: str, program: Any = None, data: Any = None) -
             continue
         seen = analysis.seen_by(pair)
         for j in _audited(seen, law):
-            element = seen.probe.elements[j]
-            call = seen.recorded.calls[element.call]
-            why = _why(call, law)
-            if why is None or not (element.scale > 0 and math.isfinite(element.scale)):
-                continue
-            on_d = _value(call, element.index)
-            after = replayed.calls[element.call] if element.call < len(replayed.calls) else None
-            on_d_prime = None if after is None else _value(after, element.index)
-            if on_d is None or on_d_prime is None or not (on_d or on_d_prime):
-                # a location 0 on both sides shows nothing: the value may be added outside the call
-                _note_landing(landed, pair, seen.probe, j)
-                continue
-            if on_d_prime == on_d:
-                continue
-            found = Primitive(
-                element.call, call.name, element.index, element.scale, on_d, on_d_prime, pair.neighbour.name, why
-            )
-            if math.isfinite(found.mu) and (element.call not in best or found.mu > best[element.call].mu):
-                best[element.call] = found
+            found = _moved_value(seen, replayed, pair, j, law, landed)
+            if found is not None and (found.call not in best or found.mu > best[found.call].mu):
+                best[found.call] = found
     if program is not None:
         for k, (_, pair, j, coordinate) in sorted(landed.items()):
             if k not in best:
@@ -146,6 +130,27 @@ def primitives(analysis: Any, law: str, program: Any = None, data: Any = None) -
                 if found is not None:
                     best[k] = found
     return [best[k] for k in sorted(best)][:MOST_CALLS]
+
+
+def _moved_value(seen: Any, replayed: Any, pair: Any, j: int, law: str, landed: dict) -> Primitive | None:
+    """Element ``j``'s call as a primitive to audit alone, where its value moved between D and D′ by a finite μ;
+    None else -- where it shows no value on either side (a location 0 on both: the value may be added outside the
+    call), ``pair`` is kept in ``landed`` for :func:`landed_values`."""
+    element = seen.probe.elements[j]
+    call = seen.recorded.calls[element.call]
+    why = _why(call, law)
+    if why is None or not (element.scale > 0 and math.isfinite(element.scale)):
+        return None
+    on_d = _value(call, element.index)
+    after = replayed.calls[element.call] if element.call < len(replayed.calls) else None
+    on_d_prime = None if after is None else _value(after, element.index)
+    if on_d is None or on_d_prime is None or not (on_d or on_d_prime):
+        _note_landing(landed, pair, seen.probe, j)
+        return None
+    if on_d_prime == on_d:
+        return None
+    found = Primitive(element.call, call.name, element.index, element.scale, on_d, on_d_prime, pair.neighbour.name, why)
+    return found if math.isfinite(found.mu) else None
 
 
 def _audited(seen: Any, law: str) -> list[int]:

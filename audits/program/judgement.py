@@ -171,23 +171,39 @@ def judge(
     same = carried == known  # the same steps composed once (an OpenDP law's lower steps are not among the known)
     lower = (upper if same else accounting.composed_delta(carried, epsilon)) if carried else None
     composition: list[Finding] = list(unaccounted) + _carriers_moved(c, found, recorded)
+    bounds, result.unshown = _bounds_above(c, recorded, found, (lower, upper), delta)
+    composition += bounds
+    result.steps, result.carried, result.upper, result.lower = known, carried, upper, lower
+    result.findings = tuple(structural + composition)
+    return result
+
+
+def _bounds_above(
+    c: comparison.Comparison,
+    recorded: trace.Run,
+    found: trace.Probe,
+    bounds: tuple[accounting.Composed | None, accounting.Composed],
+    delta: float,
+) -> tuple[list[Finding], tuple]:
+    """The finding of a composition above the claim's δ, and the carried elements the release does not show: the
+    lower composition (of the noise the release carries) above it -- conditioned where it rests on draws the release
+    does not reveal, or where the map moves away from the recorded draws that may shape one another -- or else the
+    upper one above it, where D's steps describe D′'s release."""
+    lower, upper = bounds
     above = lower is not None and accounting.exceeds(lower, delta)
     unshown = carried_steps.unshown(c, found) if above else ()
-    result.unshown = unshown
-    secret = conditioning.secret_draws(recorded, found) if above and not unshown else ()
     if above and not unshown:
         assert lower is not None  # given draws the release does not reveal, a bound on the conditional laws only
+        secret = conditioning.secret_draws(recorded, found)
         # the map shown to move away from the recorded draws where the carried draws may set one another's shifts:
         # the shifts read hold at the recorded draws only (conditioning); at the recorded draws alone, the reading's
         # rounding there, which the composition bounds itself
         moved = c.map_moved is not None and c.map_moved.noise != 0
         away = moved and conditioning.may_shape_one_another(recorded, found)
-        composition.append(Conditioned(lower, secret, away) if secret or away else CarriedAbove(lower))
-    elif upper.high > delta and not c.carriers_moved:  # else no composition of D's steps describes D′'s release
-        composition.append(UpperAbove(upper))
-    result.steps, result.carried, result.upper, result.lower = known, carried, upper, lower
-    result.findings = tuple(structural + composition)
-    return result
+        return [Conditioned(lower, secret, away) if secret or away else CarriedAbove(lower)], unshown
+    if upper.high > delta and not c.carriers_moved:  # else no composition of D's steps describes D′'s release
+        return [UpperAbove(upper)], unshown
+    return [], unshown
 
 
 def _carriers_moved(c: comparison.Comparison, found: trace.Probe, recorded: trace.Run) -> list[Finding]:

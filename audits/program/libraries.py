@@ -129,17 +129,17 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
         law = entry[1] if entry is not None and entry[0]() is measured else None
         if law is not None:
             parameters["scale"] = law["scale"]
-        asked = Compiled(OPENDP, parameters, (), None, input=copied(arg), measurement=measured)
+        event = Compiled(OPENDP, parameters, (), None, input=copied(arg), measurement=measured)
         if tape.recording:
             with tape.inside():
                 output = answer() if answer is not None else originals["__call__"](self, whole)
                 frame = opendp_frames.collected(output)
-            made = _compiled(asked, arg, output, frame, law)
+            made = _compiled(event, arg, output, frame, law)
             tape.recorded.append(made)
             if made.once:  # a Polars release, collected once: the program gets a handle over the frame
                 return opendp_frames.handed(frame)
             return interactive(output, whole) if made.interactive else output
-        before = tape.next_call(asked)
+        before = tape.next_call(event)
         if before.interactive:
             with tape.inside():
                 return interactive(originals["__call__"](self, whole), whole)
@@ -147,19 +147,7 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
             return opendp_frames.handed(before.noise)
         if before.law != "library":
             return before.noise
-        unshifted = np.asarray(before.noise, dtype=float)  # a new array where the noise is a numpy scalar
-        noise = tape.noise(len(tape.replayed) - 1, unshifted)
-        new = np.asarray(arg, dtype=float)
-        moved = new + noise
-        old = np.asarray(before.input, dtype=float)
-        if noise is unshifted and _additive(arg, arg) is not None and old.shape == new.shape:
-            # where the argument did not move, the recorded output itself, not a sum that rounds differently: a
-            # coordinate of OpenDP's own (unseeded) noise would else move by an ulp, which the release then shows
-            same = (new == old) | (np.isnan(new) & np.isnan(old))
-            if same.all():
-                return before.output
-            moved = np.where(same, np.asarray(before.output, dtype=float), moved)
-        return opendp_chains.like(before.output, moved)
+        return _replayed_output(tape, before, arg)
 
     def query(original: Callable) -> Callable:
         def answered(queryable: Any, measurement: Any) -> Any:
@@ -184,6 +172,24 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
             setattr(Measurement, name, original)
         for owner, name, original in queries:
             setattr(owner, name, original)
+
+
+def _replayed_output(tape: Tape, before: Compiled, arg: Any) -> Any:
+    """An additive measurement's output on a replay: the argument plus the recorded noise (shifted by a probe like a
+    location family's), in the recorded output's type."""
+    unshifted = np.asarray(before.noise, dtype=float)  # a new array where the noise is a numpy scalar
+    noise = tape.noise(len(tape.replayed) - 1, unshifted)
+    new = np.asarray(arg, dtype=float)
+    moved = new + noise
+    old = np.asarray(before.input, dtype=float)
+    if noise is unshifted and _additive(arg, arg) is not None and old.shape == new.shape:
+        # where the argument did not move, the recorded output itself, not a sum that rounds differently: a
+        # coordinate of OpenDP's own (unseeded) noise would else move by an ulp, which the release then shows
+        same = (new == old) | (np.isnan(new) & np.isnan(old))
+        if same.all():
+            return before.output
+        moved = np.where(same, np.asarray(before.output, dtype=float), moved)
+    return opendp_chains.like(before.output, moved)
 
 
 #: The name an OpenDP measurement's call is recorded under.
