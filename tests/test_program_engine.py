@@ -153,27 +153,37 @@ def sum_without_noise(data, rng):
     return np.clip(np.nan_to_num(data), 0.0, 1.0).sum() + rng.laplace(0.0, 0.0)
 
 
+def sum_thrice_over(data, rng):
+    """Bug: clipped to [0, 3] while the noise is calibrated for [0, 1] (ε = 3): refuted exactly, and plain enough for
+    a short corroboration by the black box."""
+    return np.clip(np.nan_to_num(data), 0.0, 3.0).sum() + rng.laplace(0.0, 1.0)
+
+
 @pytest.mark.tier2
 def test_a_finding_on_float_noise_is_confirmed_as_implemented():
     """The confirmation runs at the law the run is about: as implemented (the default), the witness pair's float
-    Laplace release is read with its float structure, as ``pdp-audit blackbox`` reads it, and refutes the claim at
-    α = 1e-6 (false alarm ≤ 1e-6: the event test's bound holds whatever was learned; fixed seed); at the ideal law
-    the same pair is not refuted at this budget (so before, when every confirmation ran at the ideal law, this
-    failed).  A release with noise of scale 0 is confirmed at its real-valued law either way.  At 2,000 releases a
-    world (20,000 before: 20.6 CPU s under load, 7.9 now) both decisions are as far from the line as at 20,000: the
-    float structure refutes at p = 1e-60, the ideal law stays at p = 0.62."""
+    Laplace release is read with its float structure, as ``pdp-audit blackbox`` reads it; at the ideal law, as real
+    numbers.  Since an exact refutation ends the run (:mod:`pdp_audit.audits.program.confirmation_looks`), the black
+    box runs only as a corroboration the exact law says is short: ``sum_thrice_over`` (ε = 3) is corroborated at
+    either law (p ≤ 1e-6, fixed seed; a false alarm ≤ 1e-6 would need the claim to hold); ``sum_slightly_over``
+    (ε = 1.02: an event test would need about 5e5 releases a world) and a release without noise are refuted by the
+    composition alone, the black box not run."""
     options = {"epsilon": 1.0, "trials": 2_000, "seed": 0, "alpha": 1e-6, "bounds": (0, 1)}
-    run = pdp_audit.audit_program(sum_slightly_over, np.linspace(0.0, 1.0, 8), **options)
-    confirm = next(c for c in run.checks if c.id == "program-confirm")
-    assert confirm.details["confirmation_law"] == "as-implemented", confirm.note
-    assert confirm.details["float_implementation"].startswith("audited"), confirm.details
-    assert confirm.verdict == "fail" and confirm.pvalue <= 1e-6, confirm.note
-    ideal = pdp_audit.audit_program(sum_slightly_over, np.linspace(0.0, 1.0, 8), **options, law="ideal")
-    confirm = next(c for c in ideal.checks if c.id == "program-confirm")
-    assert confirm.details["confirmation_law"] == "ideal" and confirm.verdict != "fail", confirm.note
-    bare = pdp_audit.audit_program(sum_without_noise, np.linspace(0.0, 1.0, 8), **options)
-    confirm = next(c for c in bare.checks if c.id == "program-confirm")
-    assert confirm.details["confirmation_law"] == "ideal" and confirm.verdict == "fail", confirm.note
+    data = np.linspace(0.0, 1.0, 8)
+    for law in ("as-implemented", "ideal"):
+        run = pdp_audit.audit_program(sum_thrice_over, data, **options, law=law)
+        confirm = next(c for c in run.checks if c.id == "program-confirm")
+        assert confirm.details["confirmation_law"] == law, confirm.note
+        assert confirm.verdict == "fail" and confirm.pvalue <= 1e-6, confirm.note
+        read = "audited" if law == "as-implemented" else "not audited"
+        assert confirm.details["float_implementation"].startswith(read), confirm.details
+    for program in (sum_slightly_over, sum_without_noise):
+        run = pdp_audit.audit_program(program, data, **options)
+        checks = {c.id: c for c in run.checks}
+        assert checks["program-composition"].verdict == "fail", checks["program-composition"].note
+        confirm = checks["program-confirm"]
+        assert confirm.verdict != "fail" and "refutes the claim exactly" in confirm.details["not_run"], confirm.note
+        assert run.exit_code == 1
 
 
 # --- primitives without a known law, audited in isolation --------------------------------------------------------
