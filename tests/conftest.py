@@ -296,3 +296,20 @@ def _commands_in_process_where_marked(request):
     mark = request.node.get_closest_marker(in_process.MARK)
     if mark is not None and (not mark.args or mark.args[0]):
         request.getfixturevalue("commands_in_process")
+
+
+@pytest.fixture
+def drawn_pages(monkeypatch):
+    """The text objects of every page a report saves, page by page (as ``.ci/wheel-smoke`` reads page 1): a
+    report's words as it drew them."""
+    from matplotlib.backends.backend_pdf import PdfPages
+
+    pages: list[list[str]] = []
+    save = PdfPages.savefig
+
+    def keep(self, figure=None, **kw):
+        pages.append([t.get_text() for t in figure.texts])
+        return save(self, figure, **kw)
+
+    monkeypatch.setattr(PdfPages, "savefig", keep)
+    return pages

@@ -13,7 +13,6 @@ import types
 from pathlib import Path
 
 import pytest
-from matplotlib.backends.backend_pdf import PdfPages
 
 from pdp_audit.cli.main import main, version_text
 from pdp_audit.reports import code_commit
@@ -99,17 +98,10 @@ def test_this_checkout_is_named_by_every_surface():
 
 # slow: fast elsewhere (the wheel smoke test reads the commit on a certificate's page 1 and JSON)
 @pytest.mark.slow
-def test_a_certificate_names_the_commit_on_page_one_and_in_its_json(tmp_path, monkeypatch):
+def test_a_certificate_names_the_commit_on_page_one_and_in_its_json(tmp_path, drawn_pages):
     from tests.test_certify import gaussian_example
 
-    pages: list[list[str]] = []
-    original = PdfPages.savefig
-
-    def recording(self, figure=None, **kwargs):
-        pages.append([t.get_text() for t in figure.texts])
-        return original(self, figure, **kwargs)
-
-    monkeypatch.setattr(PdfPages, "savefig", recording)
+    pages = drawn_pages
     toml = gaussian_example(tmp_path, budget="trials = 2e4")
     pdf, out = tmp_path / "c.pdf", tmp_path / "c.json"
     assert main(["certify", str(toml), "--report", str(pdf), "--json", str(out), "--quiet"]) == 0

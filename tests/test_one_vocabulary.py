@@ -13,7 +13,6 @@ import re
 from types import SimpleNamespace
 
 import pytest
-from matplotlib.backends.backend_pdf import PdfPages
 
 from pdp_audit import pytest_plugin
 from pdp_audit.cli.main import main
@@ -41,20 +40,6 @@ def no_law(data, rng):
     values = np.clip(np.nan_to_num(data["value"].to_numpy(dtype=float), nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
     return values.sum() + rng.gumbel(0.0, 1.0)
 """
-
-
-@pytest.fixture
-def drawn_pages(monkeypatch):
-    """The text objects of every page a report saves, page by page (as ``.ci/wheel-smoke`` reads page 1)."""
-    pages: list[list[str]] = []
-    save = PdfPages.savefig
-
-    def keep(self, figure=None, **kw):
-        pages.append([t.get_text() for t in figure.texts])
-        return save(self, figure, **kw)
-
-    monkeypatch.setattr(PdfPages, "savefig", keep)
-    return pages
 
 
 def _program(tmp_path, capsys, function: str, *extra: str) -> tuple[int, str, dict]:
