@@ -154,3 +154,38 @@ def test_a_continuous_release_of_another_structure_is_screened_and_refuted():
     assert run.verdict == "fail" and confirm.pvalue <= ALPHA, confirm.note
     assert confirm.details["witness"] == found.pair.neighbour.name
     assert confirm.details["witness_found_by"].startswith("the statistical screening of ")
+
+
+def _mis_scaled_sum(data, rng):
+    return float(np.sum(data)) + rng.laplace(0.0, 0.1)  # scale 0.1 for sensitivity 1: ε = 10, not 1
+
+
+@pytest.mark.parametrize("share", [0.75, 0.4])
+def test_a_screening_that_may_follow_keeps_the_level(monkeypatch, share):
+    """The witness's confirmation is read at α/2 wherever a screening of other pairs could follow: at α, a p_W in
+    (α/2, α] refuted outright, and a screening run only where p_W > α added its own α/2 (a correct program refuted
+    with probability up to 1.5α).  Here the black box (one look: 1,000 releases at most) returns p_W = share·α: at
+    0.75 the first test does not decide, the screening runs, and the p-value reported is 2·p_W (above α); at 0.4 the
+    first decides, at 2·p_W."""
+    from pdp_audit.audits.blackbox.evidence import BLACKBOX
+    from pdp_audit.audits.program import audit
+    from pdp_audit.audits.program.config import ProgramAuditConfig
+
+    data = np.arange(6.0)
+    analysis = analyse(_mis_scaled_sum, data, "add-remove", None, (1.0, 0.0), 0, 1)
+    levels: list[float] = []
+
+    def confirm(samplers, epsilon, delta, trials, seed, law, level=None):
+        levels.append(level)
+        return [Evidence(BLACKBOX, pvalue=share * ALPHA, note="stub", details={})]
+
+    screened: list[bool] = []
+    monkeypatch.setattr(audit.screening, "screen", lambda *a, **k: screened.append(True))
+    target = (_mis_scaled_sum, data)
+    config = ProgramAuditConfig(claim_epsilon=1.0, claim_delta=0.0, trials=1000, alpha=ALPHA, seed=0, target=target)
+    out = audit._confirmations(analysis, target, config, confirm, [])
+    assert screening.candidates(analysis.pairs, None)  # other pairs are left: a screening could follow
+    assert levels == [ALPHA / 2]  # one look, read at α/2
+    (check,) = [e for e in out if e.spec.id == "program-confirm"]
+    assert check.pvalue == pytest.approx(2 * share * ALPHA)
+    assert screened == ([True] if share > 0.5 else [])

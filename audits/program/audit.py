@@ -196,9 +196,10 @@ def _confirmations(
     """The black box's confirmation of a finding (:mod:`.confirmation`): on the witness pair, where it has a finding
     -- or, where by the exact law of the noise its release carries the witness pair needs more than ``trials``
     releases per world, on the smaller pair of D's records that needs fewest (:mod:`.smaller`; DP quantifies over
-    every neighbouring pair, Dwork & Roth 2014, Def. 2.4), chosen by the exact analyses alone: one test at α either
-    way, drawn in looks (:mod:`.confirmation_looks`); then, where that does not refute at α, on the pair the
-    statistical screening of the releases finds (:mod:`.screening`), the two joined by Bonferroni's correction.  A wide
+    every neighbouring pair, Dwork & Roth 2014, Def. 2.4), chosen by the exact analyses alone: one test either
+    way, drawn in looks (:mod:`.confirmation_looks`), at α -- at α/2 where other pairs could be screened; then, where
+    that does not refute at its level, on the pair the statistical screening of the releases finds
+    (:mod:`.screening`), the two joined by Bonferroni's correction.  A wide
     release: on fewer releases and a projection.  Where one of the ``exact`` checks already refutes the claim, only a
     short corroboration, or none (:func:`_corroborated`)."""
     program, data = target
@@ -208,14 +209,18 @@ def _confirmations(
     if refuted:
         return _corroborated(analysis, target, config, confirm, (refuted[0], budget))
     witness = confirmation.witness(analysis)
-    first = None if witness is None or not witness.findings else _on_witness(target, witness, config, confirm)
+    first_config = config
+    if witness is not None and witness.findings and screening.candidates(analysis.pairs, witness):
+        # a screening may follow: the witness's test is read at its Bonferroni share, α/2 (screening's notes)
+        first_config = dataclasses.replace(config, alpha=config.alpha / 2)
+    first = None if witness is None or not witness.findings else _on_witness(target, witness, first_config, confirm)
     screened, second = None, None
-    if not confirmation.refutes(first, config.alpha):
+    if not confirmation.refutes(first, first_config.alpha):
         tried = None if first is None else witness
         screened = screening.screen(program, data, analysis.pairs, tried, config.claim_epsilon, config.seed)
         if screened is not None and screened.worth and screened.pair is not None:
             second = _run(target, screened.pair, screened.pair, config, confirm)
-    return confirmation.evidence(first, screened, second, budget)
+    return confirmation.evidence(first, screened, second, budget, shared=first_config is not config)
 
 
 def _corroborated(

@@ -125,15 +125,20 @@ def refutes(run: Run | None, alpha: float) -> bool:
 
 
 def evidence(
-    first: Run | None, screened: screening.Screened | None, second: Run | None, budget: Budget
+    first: Run | None,
+    screened: screening.Screened | None,
+    second: Run | None,
+    budget: Budget,
+    shared: bool = False,
 ) -> list[Evidence]:
     """The confirmation's evidence (module notes): ``first``'s run on the witness (or smaller) pair, and the screening's
-    outcome with its run on the screened pair (``second``, where it was worth one)."""
+    outcome with its run on the screened pair (``second``, where it was worth one).  ``shared``: ``first`` was read at
+    α/2, a screening of other pairs able to follow -- its p-value then Bonferroni's over the two tests whatever the
+    screening found or whether it ran (:mod:`.screening`'s notes)."""
     out = _read(first, budget) if first is not None else []
-    if screened is None or screened.pair is None:
-        return out
-    if not screened.worth:
-        return screening.unscreened(out, screened)
+    if screened is None or screened.pair is None or not screened.worth:
+        out = screening.halved(out) if shared else out
+        return out if screened is None or screened.pair is None else screening.unscreened(out, screened)
     return screening.combined(out, _read(second, budget) if second is not None else [], screened)
 
 

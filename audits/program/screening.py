@@ -38,8 +38,12 @@ P[p_B(R) ≤ a | S] ≤ a, hence P[p_B ≤ a] ≤ a.  The structural witness's o
 fixed by the exact analysis alone); reporting min(1, 2·min(p_W, p_B)) is Bonferroni's over the two tests:
 P[2·min(p_W, p_B) ≤ a] ≤ P[p_W ≤ a/2] + P[p_B ≤ a/2] ≤ a -- whether or not the second was run (a test not run
 counts as p = 1, which only lowers the chance of a rejection) and whatever the two tests share (the releases on D).
-Where no structural confirmation ran, p_B is reported alone.  The run's Holm correction then takes this p-value as
-one test of its family.
+So wherever a screening could follow the witness's test (other pairs left to screen), that test is read at α/2 --
+the run stops there where p_W ≤ α/2 -- and its p-value is reported as 2·p_W where no screened pair is confirmed
+(:func:`halved`).  Reading it at α and screening only where it does not refute would add the screening's α/2 to the
+chance of refuting a correct program: P[p_W ≤ α] + P[p_B ≤ α/2] = 1.5α.  Where no other pair is left, no screening
+can run and p_W is read at α, alone; where no structural confirmation ran, p_B is reported alone.  The run's Holm
+correction then takes this p-value as one test of its family.
 """
 
 from __future__ import annotations
@@ -229,8 +233,8 @@ def combined(evidence: list[Evidence], second: list[Evidence], found: Screened) 
     first = next((e for e in evidence if e.spec.id == "program-confirm"), None)
     rest = [e for e in second if e.spec.id != "program-confirm"]
     screened = next((e for e in second if e.spec.id == "program-confirm"), None)
-    if screened is None:
-        return evidence + rest
+    if screened is None:  # the screened pair's run gave no test: the witness's alone, read at its share
+        return halved(evidence) + rest
     tests = 1 if first is None else 2
     chosen = screened if first is None or _p(screened) <= _p(first) else first
     low = min(_p(screened), 1.0 if first is None else _p(first))
@@ -254,6 +258,27 @@ def combined(evidence: list[Evidence], second: list[Evidence], found: Screened) 
         out = out.with_details(witness_found_by=words)
     out = out.with_details(screened=found.details(), screened_found_by=words)
     return [out if e is first else e for e in evidence] + ([] if first is not None else [out]) + rest
+
+
+def halved(evidence: list[Evidence]) -> list[Evidence]:
+    """``evidence`` with the structural witness's confirmation (``program-confirm``) as Bonferroni's over two tests
+    where it was read at α/2 and no screened pair was confirmed beside it (module notes: the screening's test
+    counts as p = 1): its p-value min(1, 2p), its event and interval read at half the level."""
+    out = []
+    for e in evidence:
+        if e.spec.id == "program-confirm" and e.pvalue is not None:
+            e = dataclasses.replace(
+                e,
+                pvalue=min(1.0, 2 * float(e.pvalue)),
+                failed=None if e.failed is None else _at(e.failed, 2),
+                interval=None if e.interval is None else _at(e.interval, 2),
+            ).noted(
+                f"Read at α/2 (p = {float(e.pvalue):.3g}, reported × 2): a statistical screening of the other "
+                "neighbouring pairs could follow, and Bonferroni's correction over the two tests keeps the level "
+                "whatever the screening finds."
+            )
+        out.append(e)
+    return out
 
 
 def screened_on(details: Mapping[str, Any], name: str | None = None) -> bool:
