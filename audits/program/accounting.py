@@ -101,7 +101,8 @@ def _composed_within(steps: list[Step], epsilon: float, budget: Fraction, ceilin
     steps, tiny = _moving(steps)
     slack = sum(s.slack for s in steps)
     if tiny:  # composed around (:data:`TINY`): the lower without them, the upper at ε − Σε_i
-        rest = [s for s in steps if s not in tiny]
+        around = set(tiny)  # a set: 10⁵ tiny steps are no 10¹⁰ comparisons
+        rest = [s for s in steps if s not in around]
         spent = _rational_high(tiny)
         low = _composed(rest, epsilon, budget)
         if spent is None or spent > budget:
@@ -196,8 +197,12 @@ ZERO, ONE = Fraction(0), Fraction(1)
 def _pure_sums(steps: list[Step]) -> tuple[Fraction, Fraction | None, Fraction] | None:
     """Σ of the steps' proven low and high ends of pure ε (high None: one is unbounded above) and the product of the
     choices' exact ratios (:func:`certified`); None where a step has no pure ε."""
-    low, high = ZERO, ZERO
     bounded, ratio = True, ONE
+    # numerators added per denominator, in integers, and each sum made a Fraction once: the same exact sums, without
+    # normalising a Fraction at each of a wide release's 10⁵ steps (their denominators are a few: powers of two
+    # over a call's scale)
+    lows: dict[int, int] = {}
+    highs: dict[int, int] = {}
     for s in steps:
         if isinstance(s, Discrete):
             r = s.ratio()
@@ -208,11 +213,14 @@ def _pure_sums(steps: list[Step]) -> tuple[Fraction, Fraction | None, Fraction] 
         interval = s.rational()
         if interval is None:
             return None
-        low += interval[0]
-        if interval[1] is None:
+        low_end, high_end = interval
+        lows[low_end.denominator] = lows.get(low_end.denominator, 0) + low_end.numerator
+        if high_end is None:
             bounded = False
         else:
-            high += interval[1]
+            highs[high_end.denominator] = highs.get(high_end.denominator, 0) + high_end.numerator
+    low = sum((Fraction(n, d) for d, n in lows.items()), ZERO)
+    high = sum((Fraction(n, d) for d, n in highs.items()), ZERO)
     return low, (high if bounded else None), ratio
 
 

@@ -237,7 +237,8 @@ def trace_table(analysis: Analysis, pair: PairResult, epsilon: float, delta: flo
     shown = [rows[k] for k in keep]
     highlight = [i for i, k in enumerate(keep) if k in marked]
     if len(keep) < len(rows):
-        left = len([k for k in marked if k not in keep])
+        kept = set(keep)
+        left = len([k for k in marked if k not in kept])
         more = f"{len(rows) - len(keep)} more calls, " + (f"{left} of them marked" if left else "none marked")
         shown.append(["…", more, "", "", "", "", ""])
     return Table(
@@ -268,5 +269,6 @@ def _kept(marked: Sequence[int], total: int) -> list[int]:
     """The rows kept of a long trace, at most :data:`TRACE_ROWS`: the first marked ones (all but one row's worth),
     then the first others."""
     first = list(marked)[: TRACE_ROWS - 1] if total > TRACE_ROWS else list(marked)
-    others = [k for k in range(total) if k not in marked][: max(0, TRACE_ROWS - len(first))]
+    known = set(marked)
+    others = [k for k in range(total) if k not in known][: max(0, TRACE_ROWS - len(first))]
     return sorted(set(first) | set(others))

@@ -8,6 +8,7 @@ claim, the black box's confirmation, and what the certificate does not cover.  T
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from typing import Any, Callable, Sequence
 
@@ -198,6 +199,17 @@ def _key_name(key: tuple) -> str:
     return "key"
 
 
+def _first_shown_differing(on_d: np.ndarray, on_d_prime: np.ndarray, at: Callable[[np.ndarray, int], str]) -> list[int]:
+    """The first :data:`RELEASE_ROWS` coordinates whose numbers, as the table shows them (``at``), differ on D and on
+    D′: only those whose bits differ (or that one side lacks) are formatted -- a release of 10⁵ numbers is not."""
+    common = min(on_d.size, on_d_prime.size)
+    with np.errstate(invalid="ignore"):
+        unequal = np.flatnonzero(on_d[:common] != on_d_prime[:common])  # NaN too: its words decide
+    candidates = itertools.chain(unequal.tolist(), range(common, max(on_d.size, on_d_prime.size)))
+    differ = (i for i in candidates if at(on_d, i) != at(on_d_prime, i))
+    return list(itertools.islice(differ, RELEASE_ROWS))
+
+
 def release_table(analysis: Analysis, pair: PairResult) -> Table | None:
     """The release on D and on D′ with D's draws, coordinates that differ first (at most :data:`RELEASE_ROWS`); the
     ones that differ without noise carrying them highlighted (None where D′'s replay gave no release)."""
@@ -211,8 +223,10 @@ def release_table(analysis: Analysis, pair: PairResult) -> Table | None:
     def at(numbers: np.ndarray, i: int) -> str:
         return number(numbers[i]) if i < numbers.size else "absent"
 
-    differ = [i for i in range(size) if at(on_d, i) != at(on_d_prime, i)]
-    order = sorted((differ + [i for i in range(size) if i not in differ])[:RELEASE_ROWS])
+    differ = _first_shown_differing(on_d, on_d_prime, at)
+    shown = set(differ)
+    alike = (i for i in range(size) if i not in shown)
+    order = sorted(differ + list(itertools.islice(alike, RELEASE_ROWS - len(differ))))
     free = set(pair.comparison.free_differ) | set(pair.comparison.noisy_differ)
     names = coordinate_names(analysis.recorded.structure, on_d.size)
     rows, marked = [], []
@@ -263,15 +277,17 @@ def _step_rows(pair: PairResult) -> list[list[str]]:
     """The steps' rows, at most :data:`STEP_ROWS`: those the release carries first (the lower composition's), then
     those known only as upper bounds.  A carried step that is a known step but for its slack (its range's outside,
     :mod:`.carried_steps`) is that step, carried: one row; its slack is in the lower composition's row."""
-    carried = [_law(s) for s in pair.carried]
+    carried = {_law(s) for s in pair.carried}  # sets: a release of 10⁵ moved coordinates has 10⁵ steps
     known = [s for s in pair.steps if not s.trivial]
-    below = [s for s in pair.carried if not s.trivial and _law(s) not in [_law(k) for k in known]]
+    known_laws = {_law(k) for k in known}
+    below = [s for s in pair.carried if not s.trivial and _law(s) not in known_laws]
     shown_known = [s for s in known if _law(s) in carried]
     steps = shown_known + below + [s for s in known if _law(s) not in carried]
+    below_set, shown_set = set(below), set(shown_known)
     rows = []
     for s in steps[:STEP_ROWS]:
         loss = f"μ = {number(s.mu)}" if isinstance(s, Gaussian) else f"ε = {number(s.pure_epsilon())}"
-        shown = "yes (bounds below only)" if s in below else "yes" if s in shown_known else "no (bounded above only)"
+        shown = "yes (bounds below only)" if s in below_set else "yes" if s in shown_set else "no (bounded above only)"
         rows.append([s.what, s.law, loss, shown])
     if len(steps) > STEP_ROWS:
         rows.append([f"… {len(steps) - STEP_ROWS} more steps", "", "", ""])
