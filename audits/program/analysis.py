@@ -83,29 +83,30 @@ def analyse(
         judged, per = read_exactly(session, data, readings, claim), len(replays)
     # each neighbour's worst outcome over its draw sets, the first of equals: the first draw set's where it ties
     pairs = [_worst_outcome(judged[i * per : (i + 1) * per]) for i in range(len(candidates))]
+    replayed = [drawn for drawn, _ in replays]
     if budget.active:
-        named = ([drawn for drawn, _ in replays], list(pairs))
-        pairs += _searched(program, data, relation, bounds, named, claim, seed, budget)
-    _replayed_last(program, data, [drawn for drawn, _ in replays])
+        pairs += _searched(program, data, relation, bounds, (replayed, list(pairs)), claim, seed, budget)
+    replayed = _replayed_last(program, data, replayed)  # the pairs keep the probes they were read with
     return Analysis(
-        first.recorded,
-        first.probe,
+        replayed[0].recorded,
+        replayed[0].probe,
         pairs,
         run_seconds,
         time.perf_counter() - start,
+        replayed,
         len(data),
-        draw_sets=[drawn for drawn, _ in replays],
         recorded_sets=max(1, draw_sets),
         unreplayed=unreplayed,
     )
 
 
-def _replayed_last(program: Callable, data: Any, draw_sets: list[DrawSet]) -> None:
-    """Each draw set's record replayed on D once more, after every neighbour was replayed and read
+def _replayed_last(program: Callable, data: Any, draw_sets: list[DrawSet]) -> list[DrawSet]:
+    """The draw sets, each record replayed on D once more after every neighbour was replayed and read
     (:mod:`.reproduction`): where it no longer gives the record's release (a state the program keeps moved while the
-    audit ran), its probe is marked not reproducible, saying how (its claim undecided, :func:`.decision.decide`)."""
+    audit ran), with a new probe, not reproducible, saying how (its claim undecided, :func:`.decision.decide`)."""
+    out = list(draw_sets)
     with trace.Session(program) as session:
-        for drawn in draw_sets:
+        for k, drawn in enumerate(draw_sets):
             if not drawn.probe.reproducible:
                 continue
             session.draws(drawn.seed)
@@ -115,8 +116,10 @@ def _replayed_last(program: Callable, data: Any, draw_sets: list[DrawSet]) -> No
             except trace.ProgramFault as fault:  # a fault on D now, not on the record's run: the program's state
                 again = reproduction.Reproduction(False, f"raises ({fault})")
             if not again.same:
-                drawn.probe.reproducible = False
-                drawn.probe.departed = f"after the neighbours {again.how or 'gives another release'}"
+                departed = f"after the neighbours {again.how or 'gives another release'}"
+                probe = dataclasses.replace(drawn.probe, reproducible=False, departed=departed)
+                out[k] = dataclasses.replace(drawn, probe=probe)
+    return out
 
 
 def _further(

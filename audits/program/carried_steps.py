@@ -115,9 +115,8 @@ def ranges_read(
     claim: tuple[float, float],
 ) -> comparison.Comparison:
     """``read`` with the ranges of the ``carriers`` verified by replay (:func:`.carried_events.ranges`), together
-    allowed :data:`RANGE_SHARE` of the lower composition's excess over δ (``low`` − δ: a share of the slack, not a
-    comparison with the claim), and where one fails, its edges (:func:`.carried_events.events`, each at its share of
-    ε by its μ): a new comparison."""
+    allowed :data:`RANGE_SHARE` of the lower composition's excess over δ (``low`` − δ), and where one fails, its
+    edges (:func:`.carried_events.events`, each at its share of ε by its μ): a new comparison."""
     epsilon, delta = claim
     allowed = max(0.0, low - delta) * RANGE_SHARE / (max(1, len(carriers)) * _factor(epsilon))
     ranges = carried_events.ranges(*replayers, carriers, {c.element: allowed for c in carriers})

@@ -165,7 +165,7 @@ def _unrecorded(analysis: Analysis) -> list[str]:
     """The randomness each draw set's record on D and each neighbour's replay used and did not record
     (:mod:`.sources`, :mod:`.entropy`), and what D's record replayed in a fresh process showed
     (:mod:`.fresh_process`), one line each."""
-    lines = named([d.recorded for d in analysis.draw_sets] or [analysis.recorded])
+    lines = named([d.recorded for d in analysis.draw_sets])
     replays = [p.comparison.replayed for p in analysis.pairs if p.comparison.replayed is not None]
     # from the neighbours' replays, what keeps the claim undecided only (a constant seed read from D′ is D's kind)
     lines += [str(note) for run in replays for note in run.unrecorded if note.undecided]

@@ -164,8 +164,7 @@ def judge(reading: PairReading, claim: tuple[float, float], provisional: bool = 
     compared = against(lower, upper, delta)
     composition: list[Finding] = list(unaccounted) + _carriers_moved(c, found, recorded)
     bounds, unshown = _bounds_above(c, recorded, found, (lower, upper), compared)
-    findings = tuple(structural + composition + bounds)
-    return made(findings, lower, upper, known, carried, unshown, against=compared)
+    return made(tuple(structural + composition + bounds), lower, upper, known, carried, unshown, against=compared)
 
 
 def _bounds_above(

@@ -137,10 +137,10 @@ class Analysis:
     pairs: list[PairResult]
     run_seconds: float
     analysis_seconds: float
-    records: int = 0
     #: the draw sets replayed on every neighbour (the first, and those that took another path, at most
     #: :data:`.analysis.MOST_PATHS`); ``recorded_sets`` the draw sets recorded on D in all
-    draw_sets: list[DrawSet] = field(default_factory=list)
+    draw_sets: list[DrawSet]
+    records: int = 0
     recorded_sets: int = 1
     #: further draw sets that took a path of their own past :data:`.analysis.MOST_PATHS`: recorded on D and replayed on
     #: the sentinels only
@@ -154,7 +154,7 @@ class Analysis:
         """Every draw set's record replays on D to its release, no neighbour's replay drew randomness the audit
         cannot replay (the program may draw it on D′ alone), and D's record gives its release in a fresh process
         where it was replayed there."""
-        recorded = all(d.probe.reproducible for d in self.draw_sets) if self.draw_sets else self.probe.reproducible
+        recorded = all(d.probe.reproducible for d in self.draw_sets)
         replays = [p.comparison.replayed for p in self.pairs]
         drawn = all(replayable(run.unrecorded) for run in replays if run is not None)
         return recorded and drawn and (self.elsewhere is None or self.elsewhere.same)
@@ -163,8 +163,7 @@ class Analysis:
         """The calls whose draws the probe cannot shift nor the composition account (:func:`_blind`), where some
         release coordinate is moved by no draw it shifts (:class:`.findings.Unshifted`); None where every coordinate
         carries shiftable noise or no such call is made."""
-        sets = self.draw_sets or [DrawSet(0, 0, self.recorded, self.probe)]
-        free = [d for d in sets if (d.probe.carrier == -1).any()]
+        free = [d for d in self.draw_sets if (d.probe.carrier == -1).any()]
         calls = sorted({c.signature() for d in free for c in d.recorded.calls if _blind(c)})
         return Unshifted(tuple(calls)) if calls else None
 
