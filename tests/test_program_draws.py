@@ -45,7 +45,7 @@ def test_one_draw_set_misses_the_branch_two_find_it(branch):
     assert not any(p.refuted for p in one.pairs) and len(one.draw_sets) == 1
     two = analyse(branch.shortcut_when_large, DATA, "add-remove", (0, 1), (1.0, 0.0), 0, draw_sets=2)
     worst = two.worst()
-    assert worst is not None and worst.refuted and worst.draw_set == 1
+    assert worst is not None and worst.refuted and worst.drawn.index == 1
     assert "outlier" in worst.neighbour.name and len(two.draw_sets) == 2
 
 
@@ -88,7 +88,7 @@ def test_the_bug_is_refuted_at_every_root_seed(branch, seed):
     is the composition check's failure (``program-composition``, the run's verdict fail)."""
     found = analyse(branch.shortcut_when_large, DATA, "add-remove", (0, 1), (1.0, 0.0), seed)
     worst = found.worst()
-    assert worst is not None and worst.refuted and worst.draw_set > 0
+    assert worst is not None and worst.refuted and worst.drawn.index > 0
     assert len(found.draw_sets) <= MOST_PATHS and found.recorded_sets == 8
 
 

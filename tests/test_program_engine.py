@@ -41,7 +41,8 @@ def test_the_python_and_numpy_readings_of_a_release_agree(monkeypatch):
         unread = np.flatnonzero((found.carrier >= 0) & (rng.random(m) < 0.2)).tolist()
         read = []
         for small in (True, False):
-            out, shifts, source = comparison.Comparison(None, unread=list(unread)), np.full(n, np.nan), ["none"] * n
+            out = comparison._Read(None, np.zeros(0), unread=list(unread))
+            shifts, source = np.full(n, np.nan), ["none"] * n
             monkeypatch.setattr(trace, "SMALL_RELEASE", 32 if small else -1)
             comparison._read_release(out, (before, after), found, weight, shifts, source)
             read.append((out.inconsistent, out.free_differ, out.noisy_differ, source, shifts.tolist()))

@@ -92,8 +92,8 @@ def test_a_shift_read_with_rounding_is_read_exactly_at_zero_noise():
     found = probing.probe(counts_plus_noise, data, recorded, 0)
     compared = comparison.compare(counts_plus_noise, moved, recorded, found, data=data)
     assert compared.source[0] == "release" and compared.bounds[0] > 0
-    exact_shifts.read(counts_plus_noise, (data, moved), exact_shifts.Shared.of(recorded, found), compared)
-    assert compared.exact == {0: Fraction(-1000), 1: Fraction(0)}
+    read = exact_shifts.read(counts_plus_noise, (data, moved), exact_shifts.Shared.of(recorded, found), compared)
+    assert read.exact == {0: Fraction(-1000), 1: Fraction(0)}
 
 
 @pytest.mark.tier2

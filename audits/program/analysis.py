@@ -18,7 +18,7 @@ from pdp_audit.audits.program.config import DRAW_SETS
 from pdp_audit.audits.program.findings import criterion as objective
 from pdp_audit.audits.program.judgement import read_exactly
 from pdp_audit.audits.program.neighbours import Neighbour, identity, neighbours
-from pdp_audit.audits.program.results import Analysis, DrawSet, Named, PairResult, pair_on
+from pdp_audit.audits.program.results import Analysis, DrawSet, PairReading, PairResult
 from pdp_audit.verify.core.candidate_search import maximise
 
 #: Distinct paths replayed on every neighbour at most, the first draw set's included (see :func:`analyse`): a
@@ -66,7 +66,7 @@ def analyse(
     draw sets, however many are recorded.  A bad path taken with probability q on each draw is missed by the k − 1
     further draw sets (independent draws) with probability (1 − q)^(k−1): for q = 1/2 and the default
     k = :data:`~pdp_audit.audits.program.config.DRAW_SETS` = 8, 2⁻⁷ < 1%.  Each neighbour keeps its worst outcome
-    over the draw sets it was replayed on (:attr:`.results.PairResult.draw_set` names it)."""
+    over the draw sets it was replayed on (:attr:`.results.PairResult.drawn` names it)."""
     epsilon, delta = claim
     start = time.perf_counter()
     candidates = neighbours(data, relation, bounds, seed)
@@ -79,35 +79,34 @@ def analyse(
         replays = [(first, _replayed(session, data, candidates, first, epsilon, sizes=sizes))]
         sets = (seed, max(1, draw_sets), epsilon)
         unreplayed = _further(session, data, candidates, _sentinels(sizes), replays, sets)
-        outcomes = [
-            (pair_on(n, compared[i], drawn), drawn) for i, n in enumerate(candidates) for drawn, compared in replays
-        ]
-        judged, per = read_exactly(session, data, outcomes, claim), len(replays)
+        readings = [PairReading(n, compared[i], drawn) for i, n in enumerate(candidates) for drawn, compared in replays]
+        judged, per = read_exactly(session, data, readings, claim), len(replays)
     # each neighbour's worst outcome over its draw sets, the first of equals: the first draw set's where it ties
     pairs = [_worst_outcome(judged[i * per : (i + 1) * per]) for i in range(len(candidates))]
+    replayed = [drawn for drawn, _ in replays]
     if budget.active:
-        named = Named([drawn for drawn, _ in replays], list(pairs))
-        pairs += _searched(program, data, relation, bounds, named, claim, seed, budget)
-    _replayed_last(program, data, [drawn for drawn, _ in replays])
+        pairs += _searched(program, data, relation, bounds, (replayed, list(pairs)), claim, seed, budget)
+    replayed = _replayed_last(program, data, replayed)  # the pairs keep the probes they were read with
     return Analysis(
-        first.recorded,
-        first.probe,
+        replayed[0].recorded,
+        replayed[0].probe,
         pairs,
         run_seconds,
         time.perf_counter() - start,
+        replayed,
         len(data),
-        draw_sets=[drawn for drawn, _ in replays],
         recorded_sets=max(1, draw_sets),
         unreplayed=unreplayed,
     )
 
 
-def _replayed_last(program: Callable, data: Any, draw_sets: list[DrawSet]) -> None:
-    """Each draw set's record replayed on D once more, after every neighbour was replayed and read
+def _replayed_last(program: Callable, data: Any, draw_sets: list[DrawSet]) -> list[DrawSet]:
+    """The draw sets, each record replayed on D once more after every neighbour was replayed and read
     (:mod:`.reproduction`): where it no longer gives the record's release (a state the program keeps moved while the
-    audit ran), its probe is marked not reproducible, saying how (its claim undecided, :func:`.decision.decide`)."""
+    audit ran), with a new probe, not reproducible, saying how (its claim undecided, :func:`.decision.decide`)."""
+    out = list(draw_sets)
     with trace.Session(program) as session:
-        for drawn in draw_sets:
+        for k, drawn in enumerate(draw_sets):
             if not drawn.probe.reproducible:
                 continue
             session.draws(drawn.seed)
@@ -117,8 +116,10 @@ def _replayed_last(program: Callable, data: Any, draw_sets: list[DrawSet]) -> No
             except trace.ProgramFault as fault:  # a fault on D now, not on the record's run: the program's state
                 again = reproduction.Reproduction(False, f"raises ({fault})")
             if not again.same:
-                drawn.probe.reproducible = False
-                drawn.probe.departed = f"after the neighbours {again.how or 'gives another release'}"
+                departed = f"after the neighbours {again.how or 'gives another release'}"
+                probe = dataclasses.replace(drawn.probe, reproducible=False, departed=departed)
+                out[k] = dataclasses.replace(drawn, probe=probe)
+    return out
 
 
 def _further(
@@ -152,7 +153,7 @@ def _searched(
     data: Any,
     relation: str,
     bounds: Any,
-    named: Named,
+    named: tuple[list[DrawSet], list[PairResult]],
     claim: tuple[float, float],
     seed: int,
     budget: search.Budget,
@@ -163,15 +164,15 @@ def _searched(
     (:func:`.search.located`), enqueued with their own scores: they are told, not replayed again, and
     ``budget.candidates`` are proposed beyond them."""
     columns = search.fields(data, bounds)
-    replayed = named.draw_sets
+    replayed, named_pairs = named
     out: list[PairResult] = []
     # by identity: a candidate proposed again (a whole-number field), or one the named list made under another
     # name (record 3 removed), is neither replayed nor listed again
     scores = {
-        identity(p.neighbour): objective(p.rank, p.upper.pure if p.upper else None, claim[0]) for p in named.pairs
+        identity(p.neighbour): objective(p.rank, p.upper.pure if p.upper else None, claim[0]) for p in named_pairs
     }
     told: list[tuple[dict, float]] = []  # (point, score) of each named pair in the box: TPE's first trials
-    for pair in named.pairs if budget.strategy == "optuna" else []:
+    for pair in named_pairs if budget.strategy == "optuna" else []:
         point = search.located(data, relation, columns, pair.neighbour)
         if point is not None:
             told.append((point, scores[identity(pair.neighbour)]))
@@ -192,8 +193,8 @@ def _searched(
         fresh = list(proposed.values())
         with trace.Session(program) as session:
             compared = [_replayed(session, data, fresh, drawn, claim[0]) for drawn in replayed]
-            outcomes = [(pair_on(n, c[i], d), d) for i, n in enumerate(fresh) for d, c in zip(replayed, compared)]
-            judged, per = read_exactly(session, data, outcomes, claim), len(replayed)
+            readings = [PairReading(n, c[i], d) for i, n in enumerate(fresh) for d, c in zip(replayed, compared)]
+            judged, per = read_exactly(session, data, readings, claim), len(replayed)
         for i, neighbour in enumerate(fresh):
             pair = _worst_outcome(judged[i * per : (i + 1) * per])
             out.append(pair)
@@ -207,14 +208,10 @@ def _searched(
     return out
 
 
-def _worse(p: PairResult) -> tuple:
-    return (p.rank, p.upper.high if p.upper is not None else 0.0)
-
-
 def _worst_outcome(outcomes: list[PairResult]) -> PairResult:
     """One neighbour's worst outcome over the draw sets it was replayed on (the first of equals), with the share of
     them whose outcome has a finding of its kind (:attr:`.results.PairResult.recurrence`)."""
-    worst = max(outcomes, key=_worse)
+    worst = max(outcomes, key=lambda p: (p.rank, p.upper.high if p.upper is not None else 0.0))
     kind = worst.rank[0]
     return dataclasses.replace(worst, recurrence=sum(o.rank[0] == kind for o in outcomes) / len(outcomes))
 
@@ -241,9 +238,8 @@ def _replayed(
         if sizes is not None:
             sizes.append(_magnitude(data, neighbour, made))
         compared = comparison.compare(session, made, drawn.recorded, drawn.probe, data=data, epsilon=epsilon)
-        through.read_through(session, (data, made), drawn.recorded, drawn.probe, compared)  # a clamp's flat region
-        same_map.check(session, (data, made), drawn.line, compared)  # the same post-processing on D and D′
-        out.append(compared)
+        compared = through.read_through(session, (data, made), drawn.recorded, drawn.probe, compared)  # a clamp
+        out.append(same_map.check(session, (data, made), drawn.line, compared))  # the same map on D and D′
     return out
 
 

@@ -170,7 +170,9 @@ def _audited(config: ProgramAuditConfig, progress: bool, confirm: Callable | Non
     estimate = estimated(analysis.pairs, audits, config.alpha)
     evidence = decide(analysis, (epsilon, delta), config.law, audits, estimate)
     if all(e.verdict == "pass" for e in evidence):  # before a certificate: D's record replayed in a fresh process
-        analysis.elsewhere = fresh_process.replayed_elsewhere(program, data, analysis.recorded)
+        analysis = dataclasses.replace(
+            analysis, elsewhere=fresh_process.replayed_elsewhere(program, data, analysis.recorded)
+        )
         evidence = decide(analysis, (epsilon, delta), config.law, audits, estimate)
     if confirm is not None and any(e.verdict != "pass" for e in evidence):
         evidence += _confirmations(analysis, (program, data), config, confirm, evidence)
@@ -288,9 +290,7 @@ def _run(
     ``pair`` by the exact law of its carried noise, within ``config.trials``)."""
     program, data = target
     replayed = pair.comparison.replayed
-    columns = witness_columns(
-        None if pair.recorded is None else pair.recorded.numbers, None if replayed is None else replayed.numbers
-    )
+    columns = witness_columns(pair.drawn.recorded.numbers, None if replayed is None else replayed.numbers)
     samplers = release_samplers(program, data, pair.neighbour.data, config.seed, columns)
     law = confirmation_law(pair, config.law)
     if schedule is None:

@@ -111,20 +111,21 @@ def ranges_read(
     replayers: tuple[Replayer, Replayer],
     carriers: list[carried_events.Carrier],
     low: float,
-    exact: comparison.Comparison,
+    read: comparison.Comparison,
     claim: tuple[float, float],
-) -> None:
-    """``exact``'s ranges of the ``carriers`` verified by replay (:func:`.carried_events.ranges`), together allowed
-    :data:`RANGE_SHARE` of the lower composition's excess over δ (``low`` − δ); where one fails, its edges
-    (:func:`.carried_events.events`, each at its share of ε by its μ)."""
+) -> comparison.Comparison:
+    """``read`` with the ranges of the ``carriers`` verified by replay (:func:`.carried_events.ranges`), together
+    allowed :data:`RANGE_SHARE` of the lower composition's excess over δ (``low`` − δ), and where one fails, its
+    edges (:func:`.carried_events.events`, each at its share of ε by its μ): a new comparison."""
     epsilon, delta = claim
     allowed = max(0.0, low - delta) * RANGE_SHARE / (max(1, len(carriers)) * _factor(epsilon))
-    exact.ranges = carried_events.ranges(*replayers, carriers, {c.element: allowed for c in carriers})
-    rest = [c for c in carriers if c.element not in exact.ranges]
-    mu = {c.element: abs(float(exact.shifts[c.element])) / c.scale for c in rest}
+    ranges = carried_events.ranges(*replayers, carriers, {c.element: allowed for c in carriers})
+    rest = [c for c in carriers if c.element not in ranges]
+    mu = {c.element: abs(float(read.shifts[c.element])) / c.scale for c in rest}
     total = sum(v for v in mu.values() if math.isfinite(v))
     shares = {j: epsilon * v / total if total > 0 and math.isfinite(v) else epsilon for j, v in mu.items()}
-    exact.events = {e.element: e for e in carried_events.events(*replayers, rest, shares)}
+    events = {e.element: e for e in carried_events.events(*replayers, rest, shares)}
+    return dataclasses.replace(read, ranges=ranges, events=events)
 
 
 def _factor(epsilon: float) -> float:

@@ -47,7 +47,7 @@ class Moved:
     moved: float = 0.0
 
 
-@dataclass
+@dataclass(frozen=True)
 class Comparison:
     """A neighbour D′ replayed with D's draws: ``divergence`` (None, or the first diverging call as one line) or
     the shift of each noise element (``shifts``, in the element's units; NaN: not visible), ``source`` of each
@@ -109,73 +109,86 @@ def compare(
     neighbour: Any,
     recorded: Run,
     found: Probe,
-    scale: bool = True,
     data: Any = None,
     epsilon: float | None = None,
 ) -> Comparison:
-    """D′ replayed with D's draws, read against the probe of D (module notes); ``scale``: also replay D′ with the
-    probe's shift, to read the coefficients on D′ (:func:`classified`) before any shift is read from them;
-    ``data``: D, where the probe's landings are read (their edges are checked on D and on D′); ``epsilon``: the
-    claim's, where a rescaled call's landing is read in its tails too (:mod:`.rounded_steps`)."""
+    """D′ replayed with D's draws, read against the probe of D (module notes), and with the probe's shift, to read
+    the coefficients on D′ (:func:`classified`) before any shift is read from them; ``data``: D, where the probe's
+    landings are read (their edges are checked on D and on D′); ``epsilon``: the claim's, where a rescaled call's
+    landing is read in its tails too (:mod:`.rounded_steps`)."""
     try:
         other = replay(program, neighbour, recorded.calls)
     except Divergence as divergence:
         return Comparison(divergence)
     except ProgramFault as fault:  # raises on D′ only: an observable difference, reported beside the others
         return Comparison(None, fault=str(fault))
-    out = Comparison(None, replayed=other)
     n = len(found.elements)
+    out = _Read(other, np.full(n, math.inf))
     shifts = np.full(n, np.nan)
-    out.bounds = np.full(n, math.inf)
+    exact: dict[int, Fraction] = {}
     source = np.full(n, "none", dtype=object)  # a list once read: set in numpy where a neighbour reads many
     if other.structure != recorded.structure or other.numbers.size != recorded.numbers.size:
         out.structure_differs = True
     else:
-        weight = _coefficients_read(out, (program, neighbour), recorded, found, scale)
+        weight = _coefficients_read(out, (program, neighbour), recorded, found)
         _read_release(out, (recorded.numbers, other.numbers), found, weight, shifts, source)
         if found.landings and data is not None:
             _read_landings(out, (program, data, neighbour), recorded, found, (shifts, source), epsilon)
-    _read_values(recorded, other, found, (shifts, source), out.exact)
-    out.shifts, out.source = shifts, source.tolist()
-    for k, call in enumerate(recorded.calls):
-        if isinstance(call, Choice) and call.value is not None:
-            out.choices.append((k, np.asarray(call.value, dtype=float), np.asarray(other.calls[k].value, dtype=float)))
-    return out
+    _read_values(recorded, other, found, (shifts, source), exact)
+    choices = [
+        (k, np.asarray(call.value, dtype=float), np.asarray(other.calls[k].value, dtype=float))
+        for k, call in enumerate(recorded.calls)
+        if isinstance(call, Choice) and call.value is not None
+    ]
+    return Comparison(None, shifts, source.tolist(), choices=choices, exact=exact, **vars(out))
+
+
+@dataclass
+class _Read:
+    """What :func:`compare` reads of a replay on D′ (``replayed``) before it makes its :class:`Comparison`: the
+    fields of the same names, written by this module's readers only."""
+
+    replayed: Run
+    bounds: np.ndarray
+    structure_differs: bool = False
+    free_differ: list[int] = field(default_factory=list)
+    noisy_differ: list[int] = field(default_factory=list)
+    inconsistent: list[int] = field(default_factory=list)
+    coefficient_changed: list[int] = field(default_factory=list)
+    post_processed: list[int] = field(default_factory=list)
+    unread: list[int] = field(default_factory=list)
+    carriers_moved: list[int] = field(default_factory=list)
+    landings: dict[int, landing.Reading] = field(default_factory=dict)
 
 
 def _coefficients_read(
-    out: Comparison, runs: tuple[Callable | Session, Any], recorded: Run, found: Probe, scale: bool
+    out: _Read, runs: tuple[Callable | Session, Any], recorded: Run, found: Probe
 ) -> np.ndarray | None:
-    """D′ (``runs``: the program and D′) replayed with the probe's −w where ``scale`` and a coordinate carries noise,
-    and its coefficients read (:func:`classified`) unless every response is D's (:func:`_as_on_d`); the weights of
-    the rounding bounds (:func:`_weight`) where a bound is read, here or by :func:`_read_release` (else None)."""
+    """D′ (``runs``: the program and D′) replayed with the probe's −w where a coordinate carries noise, and its
+    coefficients read (:func:`classified`) unless every response is D's (:func:`_as_on_d`); the weights of the
+    rounding bounds (:func:`_weight`) where a coordinate carries noise (else None)."""
     program, neighbour = runs
     other = out.replayed
-    assert other is not None
     if not found.elements or not found.carried().at.size:
         return None
-    weight = None
-    moved = None
-    if scale:
-        try:
-            moved = replay(program, neighbour, recorded.calls, found.backwards())
-        except (Divergence, ProgramFault):  # D′'s fault at shifted draws: its coefficients are not read
-            moved = None
-        if moved is not None and moved.structure != other.structure:
-            moved = None
-        if moved is not None and not _as_on_d(found, moved, other):
-            weight = _weight(found, other)
-            classified(out, moved.numbers, other.numbers, found, weight)
-            _rescaled_read(out, found, other)
-    if weight is None:  # every carried shift's rounding bound is read (:attr:`Comparison.bounds`)
-        weight = _weight(found, other)
+    weight = _weight(found, other)  # every carried shift's rounding bound is read (:attr:`Comparison.bounds`)
+    moved: Run | None
+    try:
+        moved = replay(program, neighbour, recorded.calls, found.backwards())
+    except (Divergence, ProgramFault):  # D′'s fault at shifted draws: its coefficients are not read
+        moved = None
+    if moved is not None and moved.structure != other.structure:
+        moved = None
+    if moved is not None and not _as_on_d(found, moved, other):
+        classified(out, moved.numbers, other.numbers, found, weight)
+        _rescaled_read(out, found, other)
     if len(found.elements) > 1:
         _carriers_read(out, runs, recorded, found, moved)
     return weight
 
 
 def _carriers_read(
-    out: Comparison, runs: tuple[Callable | Session, Any], recorded: Run, found: Probe, backwards: Run | None
+    out: _Read, runs: tuple[Callable | Session, Any], recorded: Run, found: Probe, backwards: Run | None
 ) -> None:
     """Each coordinate carried on D checked to carry the same element on D′, as the probe named it on D: D′ replayed
     with the probe's naming shift v (:attr:`.trace.Probe.naming`, v_j = w_j(1 + rank_j/N)), and each carried
@@ -195,7 +208,6 @@ def _carriers_read(
     :func:`classified` leaves it (its shift is read as ∞)."""
     program, neighbour = runs
     other = out.replayed
-    assert other is not None
     carried = found.carried().at
     if not carried.size or found.naming.size != len(found.elements):
         return
@@ -282,7 +294,7 @@ def _weight(found: Probe, other: Run) -> np.ndarray:
     return weight
 
 
-def _rescaled_read(out: Comparison, found: Probe, other: Run) -> None:
+def _rescaled_read(out: _Read, found: Probe, other: Run) -> None:
     """A call replayed at another scale (:attr:`.trace.Run.rescaled`) rescales its noise on D′: its coefficient moves by
     the scales' ratio, as expected, and its coordinates are read as before the coefficients were (the scale's move
     is the exact finding, :mod:`.judgement`)."""
@@ -294,7 +306,7 @@ def _rescaled_read(out: Comparison, found: Probe, other: Run) -> None:
     out.post_processed = [i for i in out.post_processed if i in set(kept)]
 
 
-def classified(out: Comparison, moved: np.ndarray, other: np.ndarray, found: Probe, weight: np.ndarray) -> None:
+def classified(out: _Read, moved: np.ndarray, other: np.ndarray, found: Probe, weight: np.ndarray) -> None:
     """Each coordinate carried on D read on D′: its response Δ̂′ to −w (``moved`` − ``other``) against its response
     on D, Δ̂ (``found.minus``), with B the sum of both rounding bounds (:func:`response_bound`, the magnitudes of D′'s
     call locations counted):
@@ -334,7 +346,7 @@ def classified(out: Comparison, moved: np.ndarray, other: np.ndarray, found: Pro
 
 
 def _read_landings(
-    out: Comparison,
+    out: _Read,
     runs: tuple,
     recorded: Run,
     found: Probe,
@@ -346,7 +358,6 @@ def _read_landings(
     program, data, neighbour = runs
     shifts, source = read
     other = out.replayed
-    assert other is not None
     scales = {}
     for found_landing in found.landings:  # each landing's element's scale on D′
         element = found.elements[found_landing.element]
@@ -375,7 +386,7 @@ def _read_landings(
 
 
 def _read_release(
-    out: Comparison,
+    out: _Read,
     releases: tuple[np.ndarray, np.ndarray],
     found: Probe,
     weight: np.ndarray | None,
@@ -436,7 +447,7 @@ UNREAD = -3
 
 
 def _read_small_release(
-    out: Comparison,
+    out: _Read,
     releases: tuple[np.ndarray, np.ndarray],
     found: Probe,
     carrier: list[int],

@@ -165,7 +165,7 @@ def _unrecorded(analysis: Analysis) -> list[str]:
     """The randomness each draw set's record on D and each neighbour's replay used and did not record
     (:mod:`.sources`, :mod:`.entropy`), and what D's record replayed in a fresh process showed
     (:mod:`.fresh_process`), one line each."""
-    lines = named([d.recorded for d in analysis.draw_sets] or [analysis.recorded])
+    lines = named([d.recorded for d in analysis.draw_sets])
     replays = [p.comparison.replayed for p in analysis.pairs if p.comparison.replayed is not None]
     # from the neighbours' replays, what keeps the claim undecided only (a constant seed read from D′ is D's kind)
     lines += [str(note) for run in replays for note in run.unrecorded if note.undecided]
@@ -207,7 +207,7 @@ def _structure(analysis: Analysis) -> Evidence:
         details={
             **({} if hint is None else {"relation_hint": hint}),
             "witness": first.neighbour.name,
-            "draw_set": first.draw_set,
+            "draw_set": first.drawn.index,
             "witness_found_by": found(first)["found_by"],
             "findings": [f.line for f in first.structural],
             "trace": _trace(analysis.seen_by(first), None if divergence is None else divergence.index),
@@ -231,9 +231,9 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
         f"{top.upper.pure:.6g} ({top.upper.how})"
     )
     unshifted = analysis.unshifted()
-    if top.upper.high <= delta and not open_pairs and analysis.reproducible and unshifted is None:
+    if not top.against.upper_above and not open_pairs and analysis.reproducible and unshifted is None:
         return _within(analysis, top, summary, details, law)
-    reasons = _conditioned(analysis.pairs) + _open_reasons(top, open_pairs, delta, unshifted, analysis.reproducible)
+    reasons = _conditioned(analysis.pairs) + _open_reasons(top, open_pairs, unshifted, analysis.reproducible)
     return Evidence(
         CHECKS["program-composition"],
         verdict="inconclusive",
@@ -304,18 +304,18 @@ def _refuted(analysis: Analysis, epsilon: float, delta: float, details: dict) ->
             **details,
             "witness": worst.neighbour.name,
             "witness_found_by": found(worst)["found_by"],
-            "draw_set": worst.draw_set,
+            "draw_set": worst.drawn.index,
         },
     )
 
 
 def _open_reasons(
-    top: PairResult, open_pairs: list[PairResult], delta: float, unshifted: Unshifted | None, reproduced: bool = True
+    top: PairResult, open_pairs: list[PairResult], unshifted: Unshifted | None, reproduced: bool = True
 ) -> list[str]:
     """Why a composition that does not refute does not certify either (``unshifted``: :meth:`Analysis.unshifted`)."""
     assert top.upper is not None
     reasons = []
-    if top.upper.high > delta and not any(isinstance(f, Conditioned) for p in open_pairs + [top] for f in p.findings):
+    if top.against.upper_above and not any(isinstance(f, Conditioned) for p in open_pairs + [top] for f in p.findings):
         reasons.append(
             "the upper composition exceeds δ but the release does not carry every step (a bound, not a refutation)"
         )
@@ -409,13 +409,13 @@ def drawn(analysis: Analysis, pair: PairResult) -> str:
     """Which draw set ``pair`` was replayed on, as words (empty where only the first was replayed on every
     neighbour: the others followed its path)."""
     sets = analysis.recorded_sets
-    return f" (draw set {pair.draw_set + 1} of {sets})" if len(analysis.draw_sets) > 1 else ""
+    return f" (draw set {pair.drawn.index + 1} of {sets})" if len(analysis.draw_sets) > 1 else ""
 
 
 def _pair_rows(analysis: Analysis) -> list[dict]:
     rows = []
     for p in sorted(analysis.pairs, key=lambda r: r.order, reverse=True)[:12]:
-        row: dict[str, Any] = {**found(p), "draw_set": p.draw_set, "findings": [f.line for f in p.structural]}
+        row: dict[str, Any] = {**found(p), "draw_set": p.drawn.index, "findings": [f.line for f in p.structural]}
         if p.upper is not None:
             row.update(pure_epsilon=p.upper.pure, delta_upper=p.upper.high, how=p.upper.how)
         if p.lower is not None:

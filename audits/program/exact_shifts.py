@@ -37,6 +37,7 @@ keeps its proven interval, and a composition within it stays undecided.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import struct
 from dataclasses import dataclass, field
@@ -169,14 +170,15 @@ class Shared:
         return Shared(recorded, found, unit_coordinates(found), eta, found.reproducible)
 
 
-def read(session: trace.Session | Callable, data: tuple[Any, Any], shared: Shared, c: Comparison) -> None:
-    """The exact shifts of the pair's carried elements (module notes) into ``c.exact``; ``data`` is (D, D′),
+def read(session: trace.Session | Callable, data: tuple[Any, Any], shared: Shared, c: Comparison) -> Comparison:
+    """``c`` with the exact shifts of the pair's carried elements (module notes) among its ``exact``, a new
+    comparison; ``data`` is (D, D′),
     ``session`` the program's session at the pair's draw set (``shared``: its record, probe and what every pair's
     reading shares): every element's noise at 0 at once, then each element not read so (the others' noise as
     recorded: a branch on them keeps its path), at most :data:`MOST_SINGLE`."""
     found = shared.found
     if c.replayed is None or not found.elements or c.structure_differs:
-        return
+        return c
     elements = found.carrier[shared.units]
     exact = _read_with(session, data, shared, c, np.ones(len(found.elements), dtype=bool))
     if elements.size <= trace.SMALL_RELEASE:  # in Python: the same elements, in the same (ascending) order
@@ -192,7 +194,7 @@ def read(session: trace.Session | Callable, data: tuple[Any, Any], shared: Share
         alone = np.zeros(len(found.elements), dtype=bool)
         alone[j] = True
         exact.update({k: d for k, d in _read_with(session, data, shared, c, alone).items() if k == j})
-    c.exact.update(exact)
+    return dataclasses.replace(c, exact={**c.exact, **exact})
 
 
 def unit_coordinates(found: trace.Probe) -> np.ndarray:

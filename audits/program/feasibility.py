@@ -78,10 +78,10 @@ def carried_needs(witness: Any, epsilon: float, alpha: float) -> tuple[float, st
     pair's release carries, each read on its own coordinate -- its location and scale on D, and on D′ with D's draws
     (a call replayed at another scale rescales its noise; a coefficient that moves without one is not read) -- with
     the element named; None where none is read."""
-    seen, c = witness.probe, witness.comparison
-    if seen is None or witness.recorded is None or c.replayed is None or c.structure_differs:
+    seen, recorded, c = witness.drawn.probe, witness.drawn.recorded, witness.comparison
+    if c.replayed is None or c.structure_differs:
         return None
-    before, after = witness.recorded.numbers, c.replayed.numbers
+    before, after = recorded.numbers, c.replayed.numbers
     best: tuple[float, str] | None = None
     unread = set(c.unread)  # post-processed or rescaled on D′: its location there is not read
     for i in _differing(witness).tolist():
@@ -91,7 +91,7 @@ def carried_needs(witness: Any, epsilon: float, alpha: float) -> tuple[float, st
         element = seen.elements[j]
         if element.law not in ("laplace", "gaussian") or i >= after.size or element.call >= len(c.replayed.calls):
             continue
-        call, other = witness.recorded.calls[element.call], c.replayed.calls[element.call]
+        call, other = recorded.calls[element.call], c.replayed.calls[element.call]
         eta = probing.noise_value(call.noise, element.index)
         old = float(np.atleast_1d(np.asarray(call.scale, dtype=float)).ravel()[0])
         new = float(np.atleast_1d(np.asarray(other.scale, dtype=float)).ravel()[0]) if other.scale is not None else old
@@ -111,8 +111,8 @@ def _differing(witness: Any) -> np.ndarray:
     whose element's call was replayed at another scale.  Every other coordinate has one law on both sides (the
     same location and scale, computed by the same operations), which no event tells apart (:func:`releases_needed`
     is ∞ there): skipped unread, so that a release of 10⁵ carried coordinates costs one comparison, not 10⁵ grids."""
-    seen, c = witness.probe, witness.comparison
-    before, after = witness.recorded.numbers, c.replayed.numbers
+    seen, c = witness.drawn.probe, witness.comparison
+    before, after = witness.drawn.recorded.numbers, c.replayed.numbers
     at = np.flatnonzero(seen.carrier >= 0)
     at = at[at < after.size]
     with np.errstate(invalid="ignore"):

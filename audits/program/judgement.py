@@ -20,6 +20,7 @@ whose law or input is not visible, a scale that depends on the data.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 import numpy as np
@@ -54,72 +55,52 @@ from pdp_audit.audits.program.findings import (
     apart,
 )
 from pdp_audit.audits.program.pair_steps import SHIFTED, steps_of
-from pdp_audit.audits.program.results import DrawSet, PairResult, pair_on
+from pdp_audit.audits.program.results import Against, PairReading, PairResult
 
 
-def read_exactly(
-    session: trace.Session, data: Any, outcomes: list[tuple[PairResult, DrawSet]], claim: tuple
-) -> list[PairResult]:
+def read_exactly(session: trace.Session, data: Any, readings: list[PairReading], claim: tuple) -> list[PairResult]:
     """Each pair judged (:func:`judge`) on its draw set; where its pure composition lies within the rounding of its
     readings (:attr:`.accounting.Composed.rounding`), its shifts are read exactly (:func:`.exact_shifts.read`: one
     more replay each, on D′, in the session of the pairs' replays; D's, the same for all, once per draw set), and
     where a rescaled call is carried, its tail edges (:mod:`.carried_events`); then, where the lower composition
-    exceeds the claim on steps not yet shown carried, their ranges (:func:`.carried_steps.ranges_read`).  After each
-    reading the pair is judged anew -- the earlier judgement is discarded, not changed.  Every judgement is made
-    under :meth:`.trace.Session.ours` (the composition imports)."""
-    epsilon, delta = claim
+    exceeds the claim on steps not yet shown carried, their ranges (:func:`.carried_steps.ranges_read`).  Each
+    reading makes a new :class:`.results.PairReading`, judged anew -- the earlier judgement is discarded, not
+    changed.  Every judgement is made under :meth:`.trace.Session.ours` (the composition imports)."""
     with session.ours():
-        judged = [
-            judge(pair, drawn.recorded, drawn.probe, epsilon, delta, provisional=True) for pair, drawn in outcomes
-        ]
+        judged = [judge(reading, claim, provisional=True) for reading in readings]
     for stage in ("shifts", "ranges"):
-        wanted = {k: _wanted(pair, stage, claim[1]) for k, pair in enumerate(judged)}
-        wanted = {k: asked for k, asked in wanted.items() if asked}
-        if not wanted:
-            continue
-        read = []
+        wanted = {k: asked for k, pair in enumerate(judged) if (asked := _wanted(pair, stage))}
         for k, asked in sorted(wanted.items()):
-            pair, drawn = judged[k], outcomes[k][1]
-            exact = dataclasses.replace(pair.comparison, exact=dict(pair.comparison.exact))
-            session.draws(drawn.seed)
-            _read_pair(session, (data, pair.neighbour.data), drawn, (pair, exact, asked), claim)
-            read.append((k, exact))
+            session.draws(readings[k].drawn.seed)
+            readings[k] = _read_pair(session, (data, judged[k]), readings[k], asked, claim)
         with session.ours():
-            for k, exact in read:
-                pair, drawn = judged[k], outcomes[k][1]
-                judged[k] = judge(pair_on(pair.neighbour, exact, drawn), drawn.recorded, drawn.probe, *claim)
+            for k in sorted(wanted):
+                judged[k] = judge(readings[k], claim)
     return judged
 
 
-def _within_readings(upper: accounting.Composed, delta: float) -> bool:
-    """Whether the pair's upper composition is undecided by the rounding of its readings alone: a pure one within
-    it (:attr:`.accounting.Composed.rounding`), or a Gaussian one certified at the read μ but not at its proven
-    top (:attr:`.accounting.Composed.read`)."""
-    return upper.rounding or (upper.read is not None and upper.read <= delta < upper.high)
-
-
-def _wanted(pair: PairResult, stage: str, delta: float) -> set[str]:
+def _wanted(pair: PairResult, stage: str) -> set[str]:
     """What a judged pair asks to be read at ``stage`` (:func:`read_exactly`)."""
     if stage == "ranges":
         return {"ranges"} if pair.unshown else set()
-    asked = {"rounding"} if pair.upper is not None and _within_readings(pair.upper, delta) else set()
+    asked = {"rounding"} if pair.against.within_readings else set()
     if any(isinstance(f, Rescaled) and f.asks for f in pair.findings):
         asked.add("tails")
     return asked
 
 
 def _read_pair(
-    session: trace.Session, datasets: tuple[Any, Any], drawn: DrawSet, reading: tuple, claim: tuple[float, float]
-) -> None:
-    """``exact`` (a copy of ``pair``'s comparison, ``reading`` = (pair, exact, what is asked)) read on D and D′ =
-    ``datasets`` with the draw set's draws: its shifts exactly, its rescaled calls' tail edges, its carried steps'
-    ranges."""
-    pair, exact, asked = reading
-    data, made = datasets
+    session: trace.Session, judged: tuple[Any, PairResult], reading: PairReading, asked: set[str], claim: tuple
+) -> PairReading:
+    """``reading`` read further on D and D′ with its draw set's draws (``judged``: D and the pair's judgement): its
+    shifts exactly, its rescaled calls' tail edges, its carried steps' ranges -- as ``asked``; a new reading."""
+    data, pair = judged
+    drawn, c = reading.drawn, reading.comparison
+    made = reading.neighbour.data
     if "rounding" in asked:
-        exact_shifts.read(session, (data, made), drawn.shared, exact)
-    if exact.replayed is None or not asked & {"tails", "ranges"}:
-        return
+        c = exact_shifts.read(session, (data, made), drawn.shared, c)
+    if c.replayed is None or not asked & {"tails", "ranges"}:
+        return dataclasses.replace(reading, comparison=c)
     replayers = (
         probing.replayer(session, data, drawn.recorded, drawn.probe),
         probing.replayer(session, made, drawn.recorded, drawn.probe),
@@ -127,55 +108,63 @@ def _read_pair(
     found = drawn.probe
     among = np.zeros(len(found.elements), dtype=bool)  # the elements read: a histogram's pair moves 2 of 10⁵
     if "tails" in asked:
-        among |= np.isin(found.columns().call, [index for index, _, _ in exact.replayed.rescaled])
+        among |= np.isin(found.columns().call, [index for index, _, _ in c.replayed.rescaled])
     if "ranges" in asked:
         among[list(pair.unshown)] = True
-    carriers = carried_events.carriers(drawn.recorded, exact.replayed, found, among)
+    carriers = carried_events.carriers(drawn.recorded, c.replayed, found, among)
     if "tails" in asked:
-        exact.tails = carried_steps.tails_read(replayers, carriers, claim[0])
+        c = dataclasses.replace(c, tails=carried_steps.tails_read(replayers, carriers, claim[0]))
     if "ranges" in asked and pair.lower is not None:
         unshown = set(pair.unshown)
-        chosen = [c for c in carriers if c.element in unshown]
-        carried_steps.ranges_read(replayers, chosen, pair.lower.low, exact, claim)
+        chosen = [carrier for carrier in carriers if carrier.element in unshown]
+        c = carried_steps.ranges_read(replayers, chosen, pair.lower.low, c, claim)
+    return dataclasses.replace(reading, comparison=c)
 
 
-def judge(
-    result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon: float, delta: float, provisional: bool = False
-) -> PairResult:
-    """``result`` with its findings and compositions (module notes), built once.  ``provisional``: a first
-    judgement, where a pure composition within the rounding of its readings is bounded by δ(ε) ≤ 1 without its
-    ceiling (:func:`.accounting.composed_delta`): such a pair's shifts are read exactly and it is judged anew
-    (:func:`read_exactly`), this judgement discarded -- its lower composition is not made either."""
-    c = result.comparison
+def against(lower: accounting.Composed | None, upper: accounting.Composed, delta: float) -> Against:
+    """The pair's compositions against the claim's ``delta`` (:class:`.results.Against`): the one place a composed δ
+    is compared with the claim's.  A lower bound above δ refutes (:func:`.accounting.exceeds`: every lower bound is
+    proven as a double); an upper bound at most δ certifies the pair's steps; a Gaussian upper bound certified at
+    its read μ but not at its proven top, or a pure one within the rounding of its readings, is read again."""
+    within_readings = upper.rounding or (upper.read is not None and upper.read <= delta < upper.high)
+    return Against(lower is not None and accounting.exceeds(lower, delta), upper.high > delta, within_readings)
+
+
+def judge(reading: PairReading, claim: tuple[float, float], provisional: bool = False) -> PairResult:
+    """The pair's result: its findings and compositions (module notes) and how they lie against the claim
+    (:func:`against`), built once.  ``provisional``: a first judgement, where a pure composition within the rounding
+    of its readings is bounded by δ(ε) ≤ 1 without its ceiling (:func:`.accounting.composed_delta`): such a pair's
+    shifts are read exactly and it is judged anew (:func:`read_exactly`), this judgement discarded -- its lower
+    composition is not made either."""
+    epsilon, delta = claim
+    c, drawn = reading.comparison, reading.drawn
+    recorded, found = drawn.recorded, drawn.probe
+    made = functools.partial(PairResult, reading.neighbour, c, drawn)
     if c.divergence is not None:
         d = c.divergence
-        result.findings = (Diverged(d.index, str(d.recorded), str(d.replayed), d.moved),)
-        return result
+        return made((Diverged(d.index, str(d.recorded), str(d.replayed), d.moved),))
     if c.fault is not None:  # not a witness for the black box (its sampler would raise): a finding to read
-        result.findings = (Fault(c.fault),)
-        return result
+        return made((Fault(c.fault),))
     structural = _structural(c, recorded, found, epsilon, delta)
-    carried, known, unaccounted, at = steps_of(result, recorded, found, epsilon, unmoved=not provisional)
+    carried, known, unaccounted, at = steps_of(c, recorded, found, epsilon, unmoved=not provisional)
     upper = accounting.composed_delta(known, epsilon, ceiling=not provisional)
-    if provisional and not (upper.rounding and _pure_without_choices(known)):
-        # without the elements read as unmoved, each [0, e_j] more on Σε_i: where the sum is undecided without them,
-        # it is with them (its low end is the same, its high end higher, no choice's ratio), and the pair is read
+    if provisional and not (upper.rounding and not any(isinstance(s, step_laws.Discrete) for s in known)):
+        # without the elements read as unmoved, each [0, e_j] more on Σε_i: where the pure sum (no choice's ratio,
+        # :func:`.accounting.certified`) is undecided without them, it is with them (its low end is the same, its
+        # high end higher), and the pair is read
         unmoved = exact_shifts.unmoved(c, found, SHIFTED)
         if unmoved:
             known[at:at] = unmoved
             upper = accounting.composed_delta(known, epsilon, ceiling=False)
     if provisional and upper.rounding:  # judged anew once read (_wanted asks for its upper's rounding)
-        result.steps, result.carried, result.upper = known, carried, upper
-        result.findings = (*structural, *unaccounted)
-        return result
+        found_so_far = (*structural, *unaccounted)
+        return made(found_so_far, upper=upper, steps=known, carried=carried, against=against(None, upper, delta))
     same = carried == known  # the same steps composed once (an OpenDP law's lower steps are not among the known)
     lower = (upper if same else accounting.composed_delta(carried, epsilon)) if carried else None
+    compared = against(lower, upper, delta)
     composition: list[Finding] = list(unaccounted) + _carriers_moved(c, found, recorded)
-    bounds, result.unshown = _bounds_above(c, recorded, found, (lower, upper), delta)
-    composition += bounds
-    result.steps, result.carried, result.upper, result.lower = known, carried, upper, lower
-    result.findings = tuple(structural + composition)
-    return result
+    bounds, unshown = _bounds_above(c, recorded, found, (lower, upper), compared)
+    return made(tuple(structural + composition + bounds), lower, upper, known, carried, unshown, against=compared)
 
 
 def _bounds_above(
@@ -183,16 +172,15 @@ def _bounds_above(
     recorded: trace.Run,
     found: trace.Probe,
     bounds: tuple[accounting.Composed | None, accounting.Composed],
-    delta: float,
+    compared: Against,
 ) -> tuple[list[Finding], tuple]:
     """The finding of a composition above the claim's δ, and the carried elements the release does not show: the
     lower composition (of the noise the release carries) above it -- conditioned where it rests on draws the release
     does not reveal, or where the map moves away from the recorded draws that may shape one another -- or else the
     upper one above it, where D's steps describe D′'s release."""
     lower, upper = bounds
-    above = lower is not None and accounting.exceeds(lower, delta)
-    unshown = carried_steps.unshown(c, found) if above else ()
-    if above and not unshown:
+    unshown = carried_steps.unshown(c, found) if compared.lower_above else ()
+    if compared.lower_above and not unshown:
         assert lower is not None  # given draws the release does not reveal, a bound on the conditional laws only
         secret = conditioning.secret_draws(recorded, found)
         # the map shown to move away from the recorded draws where the carried draws may set one another's shifts:
@@ -201,7 +189,7 @@ def _bounds_above(
         moved = c.map_moved is not None and c.map_moved.noise != 0
         away = moved and conditioning.may_shape_one_another(recorded, found)
         return [Conditioned(lower, secret, away) if secret or away else CarriedAbove(lower)], unshown
-    if upper.high > delta and not c.carriers_moved:  # else no composition of D's steps describes D′'s release
+    if compared.upper_above and not c.carriers_moved:  # else no composition of D's steps describes D′'s release
         return [UpperAbove(upper)], unshown
     return [], unshown
 
@@ -220,13 +208,6 @@ def _carriers_moved(c: comparison.Comparison, found: trace.Probe, recorded: trac
         "the data sets): not composed"
     )
     return [Unaccounted(element.call, label, why)]
-
-
-def _pure_without_choices(steps: list[step_laws.Step]) -> bool:
-    """No step is a choice (:class:`.step_laws.Discrete`): the steps' pure composition has no ratio, and a step of
-    pure ε in [0, e] more leaves a sum within the rounding of its readings within it (:func:`.accounting.certified`:
-    Σ low ≤ ε < Σ high, or Σ low ≤ ε with a high end unbounded)."""
-    return not any(isinstance(s, step_laws.Discrete) for s in steps)
 
 
 def _structural(

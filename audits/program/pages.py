@@ -258,7 +258,7 @@ def composition_table(analysis: Analysis, pair: PairResult, epsilon: float, delt
         return None
     rows = _step_rows(pair)
     marked = []
-    for row, deciding in _composed_rows(pair, epsilon, delta):
+    for row, deciding in _composed_rows(pair, epsilon):
         rows.append(row)
         marked += [len(rows) - 1] if deciding else []
     if pair.scale_moves:  # the steps are read at D's scales: with a scale that moved, the loss is not bounded
@@ -299,7 +299,7 @@ def _law(step: Step) -> Step:
     return dataclasses.replace(step, slack=0.0)
 
 
-def _composed_rows(pair: PairResult, epsilon: float, delta: float) -> list[tuple[list[str], bool]]:
+def _composed_rows(pair: PairResult, epsilon: float) -> list[tuple[list[str], bool]]:
     """The composition's rows, each with whether it decided a refutation: one where the carried steps are all the
     known ones, else the carried steps' (lower) and all known steps' (upper: no bound where some element is
     unaccounted, e.g. a rounded call rescaled on D′, whose grid is not D's shifted; left out where it bounds δ by
@@ -314,7 +314,7 @@ def _composed_rows(pair: PairResult, epsilon: float, delta: float) -> list[tuple
         return [(["composed", upper.how.split(":")[0], f"ε = {number(upper.pure)}", bounds], pair.refuted)]
     carried = len([s for s in pair.carried if not s.trivial])
     verdict = "above the claim: refutes" if pair.refuted else "within the claim"
-    if not pair.refuted and lower.low > delta:  # above, but conditioned or not shown carried: the black box's
+    if not pair.refuted and pair.against.lower_above:  # above, but conditioned or not shown carried: the black box's
         verdict = "above the claim, not a refutation (see the findings)"
     low = f"δ(ε = {epsilon:g}) ≥ {number(lower.low)}, {verdict}"
     name = f"composed, {carried} carried step(s)"
@@ -553,7 +553,7 @@ def review_page(
             sections.append(Section("The release on D and on D′, with the noise drawn on D", agree, release))
     if pair is not None and run.verdict != "pass":  # a pass's certificate lists the calls
         several = len(analysis.draw_sets) > 1
-        drawn = f" on draw set {pair.draw_set + 1} of {analysis.recorded_sets}" if several else ""
+        drawn = f" on draw set {pair.drawn.index + 1} of {analysis.recorded_sets}" if several else ""
         sections.append(
             Section(
                 "Call trace",

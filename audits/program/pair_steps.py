@@ -18,11 +18,10 @@ from pdp_audit.audits.program import (
 )
 from pdp_audit.audits.program.events import Located
 from pdp_audit.audits.program.findings import Unaccounted
-from pdp_audit.audits.program.results import PairResult
 
 
 def steps_of(
-    result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon: float, unmoved: bool = True
+    c: comparison.Comparison, recorded: trace.Run, found: trace.Probe, epsilon: float, unmoved: bool = True
 ) -> tuple[list, list, list[Unaccounted], int]:
     """The carried steps (lower), all known steps (upper), and what cannot be accounted for.  An OpenDP
     measurement's element is a lower step by its recorded law where the release carries it, its call an upper step by
@@ -31,7 +30,6 @@ def steps_of(
     an upper step by its element's law where D′'s release is D's at the shifted noise.  ``unmoved`` False: the steps
     of the elements read as unmoved (:func:`.exact_shifts.unmoved`) are not made; the last number says where among
     the known steps they go."""
-    c = result.comparison
     carried, known, unaccounted = [], [], []
     for j in _stepped(c, found):
         lower, upper, missing = _element_steps(c, recorded, found, j, epsilon)

@@ -1,5 +1,6 @@
-"""The program analysis's results: each neighbouring pair's outcome (:class:`PairResult`), the draw sets the
-neighbours were replayed on (:class:`DrawSet`), and the analysis as a whole (:class:`Analysis`)."""
+"""The program analysis's results, each frozen and made by one stage (docs/development.md): the draw sets the
+neighbours were replayed on (:class:`DrawSet`), each pair's claim-free reading (:class:`PairReading`), its judgement
+against the claim (:class:`PairResult`), and the analysis as a whole (:class:`Analysis`)."""
 
 from __future__ import annotations
 
@@ -24,14 +25,29 @@ from pdp_audit.audits.program.neighbours import Neighbour, non_finite
 from pdp_audit.audits.program.sources import replayable
 
 
-@dataclass
+@dataclass(frozen=True)
+class Against:
+    """A pair's compositions against the claim's δ, compared once, by :func:`.judgement.against` (every other stage
+    reads these): the lower composition's proven low end above δ (:func:`.accounting.exceeds`), the upper one's high
+    end above δ, and the upper one undecided by the rounding of its readings alone (a pure one within it, or a
+    Gaussian one certified at the read μ but not at its proven top: :func:`.judgement.read_exactly` reads it again)."""
+
+    lower_above: bool = False
+    upper_above: bool = False
+    within_readings: bool = False
+
+
+@dataclass(frozen=True)
 class PairResult:
     """One neighbour's outcome: its typed ``findings`` (:mod:`.findings`), the compositions of its steps (``lower``:
-    the carried steps', ``upper``: all known steps'), and where it was read (the draw set, its record on D and probe).
-    Built once by :func:`.judgement.judge`; its rank (:func:`.findings.rank`) orders the pairs, worst last."""
+    the carried steps', ``upper``: all known steps'), how they lie against the claim's δ (``against``) and where it
+    was read (``drawn``).  Made once, by :func:`.judgement.judge` of a :class:`PairReading` (a further reading makes
+    a new one); its rank (:func:`.findings.rank`) orders the pairs, worst last."""
 
     neighbour: Neighbour
     comparison: comparison.Comparison
+    #: the draw set the pair was replayed on: its index (0: the first), its record on D and its probe
+    drawn: DrawSet = field(repr=False)
     findings: tuple[Finding, ...] = ()
     lower: accounting.Composed | None = None
     upper: accounting.Composed | None = None
@@ -41,13 +57,10 @@ class PairResult:
     #: the elements whose lower step is composed but not yet shown carried where the lower composition exceeds the
     #: claim (:mod:`.carried_events`: their ranges are read, and the pair judged anew)
     unshown: tuple[int, ...] = ()
-    #: the draw set the pair was replayed on (0: the first), its record on D and its probe
-    draw_set: int = 0
-    recorded: trace.Run | None = field(default=None, repr=False)
-    probe: trace.Probe | None = field(default=None, repr=False)
     #: the share of the draw sets the pair was replayed on whose outcome has a finding of its rank's kind
     #: (:func:`.analysis._worst_outcome`; 1 where it was replayed on one)
     recurrence: float = 1.0
+    against: Against = Against()
 
     @property
     def rank(self) -> tuple[int, float]:
@@ -115,14 +128,6 @@ class DrawSet:
 
 
 @dataclass(frozen=True)
-class Named:
-    """What the named list leaves the search: the draw sets its neighbours were replayed on, and its pairs."""
-
-    draw_sets: list[DrawSet]
-    pairs: list[PairResult]
-
-
-@dataclass
 class Analysis:
     """The record on D and its probe (of the first draw set; ``draw_sets``: every draw set's), every pair's result,
     and the time the program's own run took."""
@@ -132,10 +137,10 @@ class Analysis:
     pairs: list[PairResult]
     run_seconds: float
     analysis_seconds: float
-    records: int = 0
     #: the draw sets replayed on every neighbour (the first, and those that took another path, at most
     #: :data:`.analysis.MOST_PATHS`); ``recorded_sets`` the draw sets recorded on D in all
-    draw_sets: list[DrawSet] = field(default_factory=list)
+    draw_sets: list[DrawSet]
+    records: int = 0
     recorded_sets: int = 1
     #: further draw sets that took a path of their own past :data:`.analysis.MOST_PATHS`: recorded on D and replayed on
     #: the sentinels only
@@ -149,7 +154,7 @@ class Analysis:
         """Every draw set's record replays on D to its release, no neighbour's replay drew randomness the audit
         cannot replay (the program may draw it on D′ alone), and D's record gives its release in a fresh process
         where it was replayed there."""
-        recorded = all(d.probe.reproducible for d in self.draw_sets) if self.draw_sets else self.probe.reproducible
+        recorded = all(d.probe.reproducible for d in self.draw_sets)
         replays = [p.comparison.replayed for p in self.pairs]
         drawn = all(replayable(run.unrecorded) for run in replays if run is not None)
         return recorded and drawn and (self.elsewhere is None or self.elsewhere.same)
@@ -158,16 +163,15 @@ class Analysis:
         """The calls whose draws the probe cannot shift nor the composition account (:func:`_blind`), where some
         release coordinate is moved by no draw it shifts (:class:`.findings.Unshifted`); None where every coordinate
         carries shiftable noise or no such call is made."""
-        sets = self.draw_sets or [DrawSet(0, 0, self.recorded, self.probe)]
-        free = [d for d in sets if (d.probe.carrier == -1).any()]
+        free = [d for d in self.draw_sets if (d.probe.carrier == -1).any()]
         calls = sorted({c.signature() for d in free for c in d.recorded.calls if _blind(c)})
         return Unshifted(tuple(calls)) if calls else None
 
     def seen_by(self, pair: PairResult | None) -> Analysis:
         """The analysis read on ``pair``'s draw set: its record on D and its probe."""
-        if pair is None or pair.recorded is None or pair.probe is None or pair.recorded is self.recorded:
+        if pair is None or pair.drawn.recorded is self.recorded:
             return self
-        return dataclasses.replace(self, recorded=pair.recorded, probe=pair.probe)
+        return dataclasses.replace(self, recorded=pair.drawn.recorded, probe=pair.drawn.probe)
 
     def worst(self, confirmable: bool = False) -> PairResult | None:
         """The pair of highest order (:attr:`PairResult.order`; ``confirmable``: among those the program runs on, a
@@ -188,6 +192,12 @@ def _reading_order(p: PairResult) -> tuple:
     return (p.refuted, p.refuted and not non_finite(p.neighbour.name), p.order)
 
 
-def pair_on(neighbour: Neighbour, compared: comparison.Comparison, drawn: DrawSet) -> PairResult:
-    """The neighbour's pair, not yet judged, as ``compared`` on the draw set ``drawn``."""
-    return PairResult(neighbour, compared, draw_set=drawn.index, recorded=drawn.recorded, probe=drawn.probe)
+@dataclass(frozen=True)
+class PairReading:
+    """A neighbour's pair as read on a draw set, free of the claim's δ (nothing in it is compared with a claim): its
+    comparison (:func:`.comparison.compare` and the readings made past it, each a new comparison) and the draw set.
+    :func:`.judgement.judge` makes its :class:`PairResult`."""
+
+    neighbour: Neighbour
+    comparison: comparison.Comparison
+    drawn: DrawSet

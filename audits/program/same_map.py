@@ -56,6 +56,7 @@ call, or a lattice element moved off its lattice are not checked (none is certif
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -361,36 +362,34 @@ def _slopes(
     return out
 
 
-def check(session: trace.Session, datasets: tuple[Any, Any], line: Line, c: Comparison) -> None:
-    """The pair's release checked to be D's map at the noise shifted by its Δ (module notes), ``datasets`` (D, D′):
-    the first sample that differs into ``c.map_moved``; ``c.map_samples`` the samples compared."""
+def check(session: trace.Session, datasets: tuple[Any, Any], line: Line, c: Comparison) -> Comparison:
+    """``c`` with its release checked to be D's map at the noise shifted by its Δ (module notes), ``datasets`` (D, D′):
+    a new comparison, the samples compared its ``map_samples``, the first that differs its ``map_moved`` -- one away
+    from the recorded draws ends the check; one at them is kept, and the samples away from them still compared."""
     found = line.found
-    if not _checkable(c, found):
-        return
-    read = _read_shifts(c, found)
+    read = _read_shifts(c, found) if _checkable(c, found) else None
     if read is None:
-        return
+        return c
     shift, error = read
     data, neighbour = datasets
     line.read(lambda t: _outcome(session, data, line.recorded.calls, found.perturbation(t)))
-    at_recorded = None  # a difference at the recorded draws: kept, and the samples away from them still compared
+    samples, first = 0, None
     for position in line.samples:
         on_d, t = line.on_d[position], line.shifts(position)
         with np.errstate(all="ignore"):
             moved = t - shift
         if line.whole.any() and not np.array_equal(moved[line.whole], np.round(moved[line.whole])):
-            return  # a lattice element off its lattice: not checked
+            break  # a lattice element off its lattice: not checked
         other = _outcome(session, neighbour, line.recorded.calls, found.perturbation(moved))
-        c.map_samples += 1
+        samples += 1
         differs = _differs(on_d, other, _bound_of(line, c, (position, t, moved, error)))
         if differs is not None:
             with np.errstate(all="ignore"):
                 far = float(np.max(np.abs(shift) / np.where(line.scales > 0, line.scales, 1.0), initial=0.0))
-            c.map_moved = Moved(position, *differs, moved=far / (1.0 + far))
+            first = Moved(position, *differs, moved=far / (1.0 + far))
             if position != 0:  # away from the recorded draws: the shifts read there do not hold across the range
-                return
-            at_recorded = c.map_moved
-    c.map_moved = at_recorded
+                break
+    return dataclasses.replace(c, map_samples=c.map_samples + samples, map_moved=first)
 
 
 def _checkable(c: Comparison, found: trace.Probe) -> bool:

@@ -27,6 +27,7 @@ normalisation (a coordinate carrying several elements) are read as before.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any, Callable
 
@@ -48,48 +49,49 @@ def read_through(
     recorded: trace.Run,
     found: trace.Probe,
     out: comparison.Comparison,
-) -> None:
-    """The shifts of the post-processed elements no other coordinate or call shows, read through the
-    post-processing (module notes) into ``out`` (``shifts``; ``source`` :data:`THROUGH`); ``data`` is (D, D′).  A
-    coordinate whose value on D′ D does not give at D′'s noisy value joins ``out.noisy_differ``."""
+) -> comparison.Comparison:
+    """``out`` with the shifts of the post-processed elements no other coordinate or call shows read through the
+    post-processing (module notes: ``shifts``; ``source`` :data:`THROUGH`), a new comparison; ``data`` is (D, D′).
+    A coordinate whose value on D′ D does not give at D′'s noisy value joins its ``noisy_differ``."""
     other = out.replayed
     if other is None or not out.post_processed or len(out.source) != len(found.elements):
-        return
+        return out
     first: dict[int, int] = {}
     for i in out.post_processed:
         j = int(found.carrier[i])
         if out.source[j] == "none":
             first.setdefault(j, i)
     if not first:
-        return
+        return out
     targets = (np.array(list(first)), np.array(list(first.values())))
     searched = _search(program, (data[1], other.numbers), recorded, found, targets)
     if searched is None:
-        return
+        return out
     read, shift, offset, value = searched
     elements, at = targets[0][read], targets[1][read]
     if not elements.size:
-        return
+        return out
     moved = np.zeros(len(found.elements))
     moved[elements] = shift[read]
     try:
         back = trace.replay(program, data[0], recorded.calls, found.perturbation(moved))
     except (Divergence, trace.ProgramFault):
-        return
+        return out
     if back.structure != recorded.structure or back.numbers.size != recorded.numbers.size:
-        return
+        return out
     on_d, on_d_prime = back.numbers[at], other.numbers[at]
     with np.errstate(all="ignore"):
         difference = on_d - on_d_prime
     weight = np.abs(found.coefficient[at]) * (found.size[elements] + np.abs(shift[read]))
     agree = np.abs(difference) <= 2 * response_bound(on_d, on_d_prime, difference, weight)
     bounds = _bounds((recorded, other), found, (elements, at), (shift[read], offset[read], value[read]))
+    shifts, source, errors, differ = out.shifts.copy(), list(out.source), dict(out.through_bounds), [*out.noisy_differ]
     for j, i, s, ok, e in zip(elements.tolist(), at.tolist(), shift[read].tolist(), agree.tolist(), bounds.tolist()):
         if ok:
-            out.shifts[j], out.source[j] = s, THROUGH
-            out.through_bounds[j] = e
+            shifts[j], source[j], errors[j] = s, THROUGH, e
         else:
-            out.noisy_differ.append(i)
+            differ.append(i)
+    return dataclasses.replace(out, shifts=shifts, source=source, through_bounds=errors, noisy_differ=differ)
 
 
 def _bounds(
