@@ -11,6 +11,7 @@ from pdp_audit.audits.program import (
     carried_steps,
     comparison,
     exact_shifts,
+    lattice_noise,
     library_steps,
     rounded_steps,
     step_laws,
@@ -63,6 +64,11 @@ def _element_steps(
         error = exact_shifts.shift_error(c, j)
         lower = library_steps.opendp_law_step(element.call, element.index, recorded.calls[element.call], shift, error)
         return ([lower] if lower is not None and source == "release" else []), [], []
+    if element.law in lattice_noise.LAWS or element.law == lattice_noise.COMMON:  # numpy's integer noise: above only
+        label = f"{recorded.calls[element.call].name}[{element.index}]"
+        read = (float(c.exact.get(j, shift)), exact_shifts.shift_error(c, j) if j not in c.exact else 0.0, source)
+        upper, why = lattice_noise.lattice_steps(recorded.calls, element, read, label)
+        return [], upper, [Unaccounted(element.call, label, w) for w in why]
     exact = c.exact.get(j)
     if shift == 0 and source != "none" and not exact:  # read as unmoved: :func:`.exact_shifts.unmoved`
         return [], [], []

@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pdp_audit.audits.program import landing, reproduction
+from pdp_audit.audits.program import landing, lattice_noise, reproduction
 from pdp_audit.audits.program.events import Event, LibraryCall, Located
 from pdp_audit.audits.program.recorder import Divergence
 from pdp_audit.audits.program.replay_bounds import response_bound
@@ -39,8 +39,10 @@ PROBE_TOLERANCE = 1e-6
 
 def additive_elements(calls: Sequence[Event]) -> tuple[list[Element], list[str]]:
     """The noise elements a probe can shift (location families and additive diffprivlib mechanisms) and the
-    signatures of the calls it cannot."""
+    signatures of the calls it cannot; paired integer draws read as their difference and common part
+    (:func:`.lattice_noise.paired`)."""
     elements, others = [], []
+    pairs = lattice_noise.paired(calls)
     for k, call in enumerate(calls):
         if not isinstance(call, Located) and not (isinstance(call, LibraryCall) and call.law is not None):
             others.append(call.signature())
@@ -49,8 +51,10 @@ def additive_elements(calls: Sequence[Event]) -> tuple[list[Element], list[str]]
         scale = np.asarray(call.scale if call.scale is not None else 1.0, dtype=float)
         shaped = np.ndim(call.noise)
         scales = np.broadcast_to(scale, np.shape(call.noise)).ravel() if shaped else np.atleast_1d(scale).ravel()[:1]
+        law, partner = pairs.get(k, (call.law, -1))
+        partner = partner if law == lattice_noise.COMMON else -1
         for i in range(noise.size):
-            elements.append(Element(k, i, float(scales[i]), call.law))
+            elements.append(Element(k, i, float(scales[i]), law, partner))
     return elements, others
 
 
