@@ -1,8 +1,9 @@
 """A histogram with numpy's two-sided geometric noise (``counts + rng.geometric(p, k) - rng.geometric(p, k)``, p = 1 −
 e^{−ε}) audited by the law numpy's implementation draws (:mod:`pdp_audit.audits.program.lattice_noise`): certified
 at the tightest (ε, δ) its exact law holds, and named so where the claim's δ is below it; the same histogram with a
-p for twice the claim's ε, a p read from the data, the second draw discarded, or a p numpy draws by inversion is
-never certified.
+p for twice the claim's ε, a p read from the data, the second draw discarded, the second draw's sum released beside
+the difference (it passed until the probe moved the common part alone), or a p numpy draws by inversion is never
+certified.
 
 Seen failing on main (99f9805): every ``rng.geometric`` draw was recorded with no law, "noise the audit can neither
 shift nor account", so the honest histogram was undecided at every δ (exit 3) and no tightest claim was said."""
@@ -48,6 +49,11 @@ def one_sided(data, rng):
     kept = rng.geometric(P, size=8)
     rng.geometric(P, size=8)
     return _counts(data) + kept
+
+
+def reveals_h(data, rng):  # the difference, and beside it the sum of the second draw
+    g, h = rng.geometric(P, size=8), rng.geometric(P, size=8)
+    return _counts(data) + g - h, int(h.sum())
 
 
 def by_inversion(data, rng):  # p < 1/3: numpy draws by inverting a ziggurat exponential, no exact law here
@@ -96,7 +102,7 @@ def test_pure_claim_names_the_tightest_claim_certified(at_zero):
     assert at_zero.review.headline.startswith(f"UNDECIDED: certified at (1, {tightest:.4g}), not at (1, 0)-DP")
 
 
-@pytest.mark.parametrize("program", [p_from_data, one_sided, by_inversion])
+@pytest.mark.parametrize("program", [p_from_data, one_sided, reveals_h, by_inversion])
 def test_planted_bugs_are_not_certified(program, certified):
     """Each bug beside its honest twin, which the same options certify."""
     assert certified.verdict == "pass"

@@ -15,8 +15,9 @@ carrying Z_i with coefficient 1, and C_i as carrying nothing (C's elements alone
 with).  Z_i is an element of law :data:`DIFFERENCE` -- the
 exact law of G_i − H_i, the convolution of the two implemented laws -- and C_i of law :data:`COMMON`.
 
-**Sound for** the upper composition, with the reading's locality the probe has for every element: where no
-coordinate carries C (the release is a function of Z and the data alone at the recorded draws; the same-map check
+**Sound for** the upper composition, with the reading's locality the probe has for every element: where no bit of
+the release moves when C alone moves by the probe's step, its negative and a thousand steps (:func:`common_moves`:
+the release is a function of Z and the data alone at the recorded draws and those; the same-map check
 moves Z and C along its line and finds R_D′(u − Δ) = R_D(u) with C's shift 0), the release on D is f_D(Z) and on D′
 f_D(Z + d): a post-processing of Z against Z + d, whose δ(ε) is the :class:`~.step_laws.Discrete` step of Z's law
 against its shift by d (:func:`step`), computed from exact rationals (Dwork & Roth 2014, Prop. 2.1).  C's shift is 0
@@ -28,13 +29,14 @@ that is not a whole number puts Z + d off the lattice: its support is disjoint f
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from pdp_audit.audits.program import step_laws
 from pdp_audit.audits.program.events import Event, Located
 from pdp_audit.mechanisms import numpy_samplers
+from pdp_audit.verify.inputs import release_codec
 
 #: The law of one ``geometric`` draw as numpy's search draws it (alone: a one-sided law).
 GEOMETRIC = "numpy-geometric"
@@ -130,6 +132,36 @@ def common_unmoved(found: Any, read: tuple[np.ndarray, np.ndarray], exact: dict[
             exact[j] = Fraction(0)
 
 
+def common_moves(replayed: Callable[[dict[int, float]], Any], found: Any, recorded: Any) -> bool:
+    """Whether the release on D moves when the :data:`COMMON` elements alone move -- by the probe's step w, by −w,
+    and by 1000·w (``replayed``: the release's numbers with some elements shifted, None where the replay
+    diverges, raises or changes the structure): any bit that moves, or a replay that leaves the path, is the
+    release reading H beside G − H (``(c + G − H, ΣH)`` reveals H; a branch on H moves a noisy coordinate that the
+    data leaves equal), which no law here composes.  At the recorded draws and those three, as every reading of the
+    probe is local."""
+    common = np.flatnonzero(found.columns().law == COMMON).tolist() if found.elements else []
+    if not common:
+        return False
+    for factor in (1.0, -1.0, 1000.0):
+        numbers = replayed({j: factor * float(found.step[j]) for j in common})
+        if numbers is None or release_codec.differ(numbers, recorded.numbers).any():
+            return True
+    return False
+
+
+def common_carried(found: Any) -> list[tuple[int, int]]:
+    """(call, index) of each :data:`COMMON` element, where the release moves with them on D (:attr:`.trace.Probe.
+    common_moved`, :func:`common_moves`): every pair is then left with them unaccounted."""
+    if not found.common_moved:
+        return []
+    at = np.flatnonzero(found.columns().law == COMMON).tolist()
+    return [(found.elements[j].call, found.elements[j].index) for j in at]
+
+
+#: Why a pair whose release carries a common part is not certified (:func:`common_carried`).
+COMMON_CARRIED = "the release carries the common part of two paired geometric draws, which has no law here"
+
+
 def lattice_steps(
     calls: Sequence[Event], element: Any, read: tuple[float, float, str], label: str
 ) -> tuple[list[step_laws.Step], list[str]]:
@@ -138,9 +170,8 @@ def lattice_steps(
     coordinate carries has no law here; a shift not read exactly is not composed (a whole number read within a
     rounding may be off the lattice)."""
     shift, error, source = read
-    if element.law == COMMON:
-        why = "the release carries the common part of two paired geometric draws, which has no law here"
-        return [], ([] if source == "value" and shift == 0 else [why])
+    if element.law == COMMON:  # carried or not, composed by :func:`common_carried`
+        return [], []
     if source != "release" or error != 0 or not np.isfinite(shift):
         return [], [NOT_EXACT]
     made = step(calls, element, shift, label)

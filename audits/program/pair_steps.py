@@ -40,6 +40,8 @@ def steps_of(
         known += upper
         unaccounted += missing
     at = len(known)
+    for call, index in lattice_noise.common_carried(found):  # the release reads H beside G − H
+        unaccounted.append(Unaccounted(call, f"geometric[{index}]", lattice_noise.COMMON_CARRIED))
     known += exact_shifts.unmoved(c, found, SHIFTED) if unmoved else []
     carried += carried_steps.tail_steps(c, recorded, found, epsilon)  # a rescaled call's verified partition
     if c.replayed is not None:

@@ -102,6 +102,7 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
     probe.bound_plus = response_bound(moved_releases[0], recorded.numbers, by_w, weight)
     probe.naming = naming
     _coarse(program, data, recorded, probe)
+    probe.common_moved = lattice_noise.common_moves(replayer(program, data, recorded, probe), probe, recorded)
     if (carrier == -2).any():  # a landing is read among those coordinates only
         drawn = draws(recorded.calls, probe.spans, n).tolist()
         noises = [landing.Noise(e.law, e.scale, d) for e, d in zip(elements, drawn)]

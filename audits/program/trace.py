@@ -262,6 +262,8 @@ class Probe:
     #: the probe's second shift v = w·(1 + rank/N), one ratio v/w per element (its rank names it): a neighbour's
     #: check that each carried coordinate carries the same element on D′ (:func:`.comparison._carriers_read`)
     naming: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    #: whether the release on D moves with the common part of paired integer draws (:mod:`.lattice_noise`)
+    common_moved: bool = False
     #: the noisy, non-affine coordinates read as a rounding of one element's noisy value (:mod:`.landing`)
     landings: list[landing.Landing] = field(default_factory=list)
     #: per element, |noise| at the recorded draws (every replay's calls carry them, :meth:`.recorder.Tape.next_call`),
