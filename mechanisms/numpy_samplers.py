@@ -145,7 +145,7 @@ def integers_law(low: int, high: int, endpoint: bool = False) -> LatticeLaw:
     return LatticeLaw(int(low), (1,) * (top - low), top - low)
 
 
-def choice_law(weights: Sequence[float]) -> LatticeLaw:
+def choice_law(weights: Sequence[float] | np.ndarray) -> LatticeLaw:
     """The exact law of ``Generator.choice(k, p=weights)`` with replacement, on the indices {0, …, k − 1}, from the
     cdf numpy itself computes (module notes)."""
     p = np.asarray(weights, dtype=np.float64)

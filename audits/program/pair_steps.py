@@ -13,6 +13,7 @@ from pdp_audit.audits.program import (
     exact_shifts,
     lattice_noise,
     library_steps,
+    numpy_choice,
     rounded_steps,
     step_laws,
     trace,
@@ -48,10 +49,10 @@ def steps_of(
         budgets, problems = library_steps.call_steps(recorded.calls, c.replayed.calls)
         known += budgets
         unaccounted += problems
-    for k, p, q in c.choices:
-        weights = (tuple(p.tolist()), tuple(q.tolist()))
-        step = step_laws.Discrete(call=k, label="choice", p=tuple(p / p.sum()), q=tuple(q / q.sum()), weights=weights)
-        known.append(step)  # the chosen index is rarely released as it is: an upper step, not a lower one
+    for k, p, q in c.choices:  # the chosen index is rarely released as it is: upper steps, not lower ones
+        steps, why = numpy_choice.choice_steps(k, recorded.calls[k], (p, q))  # numpy's law, one per index drawn
+        known += steps
+        unaccounted += [Unaccounted(k, "choice", why)] if why else []
     return carried, known, unaccounted, at
 
 
