@@ -122,3 +122,16 @@ def test_noise_for_twice_the_epsilon_is_certified_only_at_its_own_delta():
     z = wide.difference(wide)
     assert numpy_samplers.shift_delta(z, 1, high) <= Fraction(tightest)
     assert Fraction(tightest) <= numpy_samplers.shift_delta(z, 1, low) * (1 + Fraction(1, 10**9))
+
+
+def test_a_wide_histogram_is_read():
+    """200 bins, 400 lattice elements: the probe's naming shifts n + rank are whole numbers (n·(1 + rank/n) was not,
+    for n no power of two, and a histogram of more than a few bins was left unread)."""
+    bins = pd.DataFrame({"bin": np.arange(40) * 37 % 200})
+
+    def wide(data, rng):
+        counts = np.bincount(np.clip(data["bin"].to_numpy(), 0, 199), minlength=200)
+        return counts + rng.geometric(P, size=200) - rng.geometric(P, size=200)
+
+    run = pdp_audit.audit_program(wide, bins, EPSILON, 1e-14, **{**OPTIONS, "bounds": {"bin": (0, 199)}})
+    assert run.verdict == "pass"

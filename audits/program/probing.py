@@ -74,6 +74,9 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
     ranks = np.random.default_rng(seed).permutation(n)
     responses, moved_releases = [], []
     naming = step * (1 + ranks / n)
+    lattice = np.array([bool(recorded.calls[e.call].lattice) for e in elements], dtype=bool)
+    if lattice.any():  # n + rank exactly: n·(1 + rank/n) rounds off the integers where n is no power of two
+        naming = np.where(lattice, step + ranks, naming)
     for shifts in (step, naming, -step):
         try:
             moved = replay(program, data, recorded.calls, probe.perturbation(shifts))
@@ -112,9 +115,10 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
 
 def _on_lattices(step: np.ndarray, elements: list[Element], calls: Sequence[Event]) -> np.ndarray:
     """``step`` with each element whose noise lies on the integer lattice (an OpenDP measurement's integer output:
-    :func:`.opendp_chains.integers`) shifted by n, the number of elements, instead: its three shifts n, n + rank and
-    −n are whole numbers, so its replays stay integers of the measurement's own type (a fraction would change the
-    release's structure, and nothing would be read), and the ratios 1 + rank/n the probe decodes are the same."""
+    :func:`.opendp_chains.integers`) shifted by n, the number of elements, instead: its three shifts n, n + rank (made
+    so in :func:`probe`: n·(1 + rank/n) is not a whole double where n is no power of two) and −n are whole numbers,
+    so its replays stay integers of the measurement's own type (a fraction would change the release's structure, and
+    nothing would be read), and the ratios 1 + rank/n the probe decodes are the same."""
     lattice = [calls[e.call].lattice for e in elements]
     return np.where(lattice, float(len(elements)), step) if any(lattice) else step
 
