@@ -52,7 +52,7 @@ from pdp_audit.audits.program import (
 from pdp_audit.audits.program.analysis import analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.audits.program.confirmation import Run
-from pdp_audit.audits.program.decision import confirmation_law, decide, found, not_covered
+from pdp_audit.audits.program.decision import TIGHTEST_PENDING, confirmation_law, decide, found, not_covered
 from pdp_audit.audits.program.estimated import estimated
 from pdp_audit.audits.program.events import LibraryCall
 from pdp_audit.audits.program.isolated import Isolated
@@ -169,7 +169,9 @@ def _audited(config: ProgramAuditConfig, progress: bool, confirm: Callable | Non
     audits = [] if confirm is None else _isolated(analysis, config, confirm, (program, data))
     estimate = estimated(analysis.pairs, audits, config.alpha)
     evidence = decide(analysis, (epsilon, delta), config.law, audits, estimate)
-    if all(e.verdict == "pass" for e in evidence):  # before a certificate: D's record replayed in a fresh process
+    # before a certificate, or a tightest claim certified (the claim's δ alone exceeded): D's record replayed in a
+    # fresh process
+    if all(e.verdict == "pass" or TIGHTEST_PENDING in e.details for e in evidence):
         analysis = dataclasses.replace(
             analysis, elsewhere=fresh_process.replayed_elsewhere(program, data, analysis.recorded)
         )

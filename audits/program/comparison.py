@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import carried_events, landing, probing, trace
+from pdp_audit.audits.program import carried_events, landing, lattice_noise, probing, trace
 from pdp_audit.audits.program.events import Choice
 from pdp_audit.audits.program.recorder import Divergence
 from pdp_audit.audits.program.replay_bounds import response_bound, shift_bound, shift_bound_of_floats
@@ -135,6 +135,7 @@ def compare(
         if found.landings and data is not None:
             _read_landings(out, (program, data, neighbour), recorded, found, (shifts, source), epsilon)
     _read_values(recorded, other, found, (shifts, source), exact)
+    lattice_noise.common_unmoved(found, (shifts, source), exact)
     choices = [
         (k, np.asarray(call.value, dtype=float), np.asarray(other.calls[k].value, dtype=float))
         for k, call in enumerate(recorded.calls)

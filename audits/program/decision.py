@@ -26,7 +26,7 @@ import math
 from typing import Any
 
 from pdp_audit.audits.program.estimated import Estimated
-from pdp_audit.audits.program.findings import Conditioned, Rescaled, Unshifted, rank
+from pdp_audit.audits.program.findings import Conditioned, Rescaled, Unshifted, UpperAbove, rank
 from pdp_audit.audits.program.isolated import Isolated, line
 from pdp_audit.audits.program.recorder import ELSEWHERE, NOT_RECORDED, REPEATED, UNREPLAYABLE
 from pdp_audit.audits.program.relation_hint import replace_one_hint
@@ -234,6 +234,12 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
     if not top.against.upper_above and not open_pairs and analysis.reproducible and unshifted is None:
         return _within(analysis, top, summary, details, law)
     reasons = _conditioned(analysis.pairs) + _open_reasons(top, open_pairs, unshifted, analysis.reproducible)
+    tightest = _tightest(analysis, top, (epsilon, delta), law) if len(reasons) == 1 and not open_pairs else None
+    if tightest is not None and analysis.elsewhere is None:  # a certificate's fresh process is still to run
+        details = {**details, TIGHTEST_PENDING: tightest}
+    elif tightest is not None:  # δ alone is exceeded: the claim the same composition certifies, said first
+        summary = f"Certified at ({epsilon:g}, {tightest:.4g}), not at the claim ({epsilon:g}, {delta:g}): {summary}"
+        details = {**details, "certified_at": [epsilon, tightest]}
     return Evidence(
         CHECKS["program-composition"],
         verdict="inconclusive",
@@ -241,6 +247,31 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
         note=f"{summary}; " + "; ".join(reasons) + ".",
         details=details,
     )
+
+
+#: The composition's detail of a tightest claim (:func:`_tightest`) whose certificate waits for the fresh process
+#: (:func:`.fresh_process.replayed_elsewhere`), as a pass's does: the audit runs it, and the claim is said once it
+#: reproduces.
+TIGHTEST_PENDING = "certified_at_if_reproduced"
+
+
+def _tightest(analysis: Analysis, top: PairResult, claim: tuple[float, float], law: str) -> float | None:
+    """The smallest δ̄ the composition certifies at the claim's ε -- every pair's upper composition at most δ̄ (the
+    largest, ``top``'s, rounded up) -- where that, not a finding, is all that keeps the claim from a pass: every pair
+    composed, its only finding the upper composition above δ, the record reproduced, no noise unshifted, no
+    conditioning, and as implemented no porous step (whose real-valued law certifies nothing of the float program).
+    None where that is not so, or δ̄ is 1.  Said as certified only once the record also reproduces in a fresh
+    process, as a pass's is (:data:`TIGHTEST_PENDING`).  *Sound for* what a pass at (ε, δ̄) is sound for: the same
+    pairs, replays and upper compositions at the same ε, each within δ̄, and no finding but δ's."""
+    assert top.upper is not None
+    high = top.upper.high
+    if any(p.upper is None or not all(isinstance(f, UpperAbove) for f in p.findings) for p in analysis.pairs):
+        return None
+    porous = law == "as-implemented" and any(s.porous for p in analysis.pairs for s in p.steps)
+    conditioned = any(isinstance(f, Conditioned) for p in analysis.pairs for f in p.findings)
+    if porous or conditioned or not analysis.reproducible or analysis.unshifted() is not None:
+        return None
+    return high if claim[1] < high < 1.0 else None
 
 
 def _uncomposed(analysis: Analysis, details: dict) -> Evidence:

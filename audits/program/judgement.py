@@ -32,6 +32,7 @@ from pdp_audit.audits.program import (
     comparison,
     conditioning,
     exact_shifts,
+    lattice_noise,
     probing,
     step_laws,
     trace,
@@ -84,6 +85,8 @@ def _wanted(pair: PairResult, stage: str) -> set[str]:
     if stage == "ranges":
         return {"ranges"} if pair.unshown else set()
     asked = {"rounding"} if pair.against.within_readings else set()
+    if any(isinstance(f, Unaccounted) and f.why == lattice_noise.NOT_EXACT for f in pair.findings):
+        asked.add("rounding")  # integer noise is composed on its exact shift alone
     if any(isinstance(f, Rescaled) and f.asks for f in pair.findings):
         asked.add("tails")
     return asked

@@ -438,6 +438,11 @@ def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) 
     why = _first_sentences(open_checks[0].note, 1) if open_checks else "nothing decides the claim."
     why = why if why.startswith("Not certified") else f"Not certified: {why}"
     estimate = _estimated(by_id.get("program-composition"))
+    composition = by_id.get("program-composition")
+    tightest = composition.details.get("certified_at") if composition is not None else None
+    if tightest:  # the exact composition certifies a larger δ: the tightest claim it holds, said first
+        title = f"{claim_word(run.verdict)}: certified at ({tightest[0]:g}, {tightest[1]:.4g}), not at {claim}"
+        return title, f"{refuted}. {why}{estimate}"
     return f"{claim_word(run.verdict)}: {claim} is neither certified nor refuted", f"{refuted}. {why}{estimate}"
 
 

@@ -11,7 +11,9 @@ from pdp_audit.audits.program import (
     carried_steps,
     comparison,
     exact_shifts,
+    lattice_noise,
     library_steps,
+    numpy_choice,
     rounded_steps,
     step_laws,
     trace,
@@ -37,16 +39,18 @@ def steps_of(
         known += upper
         unaccounted += missing
     at = len(known)
+    for call, index in lattice_noise.common_carried(found):  # the release reads H beside G − H
+        unaccounted.append(Unaccounted(call, f"geometric[{index}]", lattice_noise.COMMON_CARRIED))
     known += exact_shifts.unmoved(c, found, SHIFTED) if unmoved else []
     carried += carried_steps.tail_steps(c, recorded, found, epsilon)  # a rescaled call's verified partition
     if c.replayed is not None:
         budgets, problems = library_steps.call_steps(recorded.calls, c.replayed.calls)
         known += budgets
         unaccounted += problems
-    for k, p, q in c.choices:
-        weights = (tuple(p.tolist()), tuple(q.tolist()))
-        step = step_laws.Discrete(call=k, label="choice", p=tuple(p / p.sum()), q=tuple(q / q.sum()), weights=weights)
-        known.append(step)  # the chosen index is rarely released as it is: an upper step, not a lower one
+    for k, p, q in c.choices:  # the chosen index is rarely released as it is: upper steps, not lower ones
+        steps, why = numpy_choice.choice_steps(k, recorded.calls[k], (p, q))  # numpy's law, one per index drawn
+        known += steps
+        unaccounted += [Unaccounted(k, "choice", why)] if why else []
     return carried, known, unaccounted, at
 
 
@@ -61,6 +65,11 @@ def _element_steps(
         error = exact_shifts.shift_error(c, j)
         lower = library_steps.opendp_law_step(element.call, element.index, recorded.calls[element.call], shift, error)
         return ([lower] if lower is not None and source == "release" else []), [], []
+    if element.law in lattice_noise.LAWS or element.law == lattice_noise.COMMON:  # numpy's integer noise: above only
+        label = f"{recorded.calls[element.call].name}[{element.index}]"
+        read = (float(c.exact.get(j, shift)), exact_shifts.shift_error(c, j) if j not in c.exact else 0.0, source)
+        upper, why = lattice_noise.lattice_steps(recorded.calls, element, read, label)
+        return [], upper, [Unaccounted(element.call, label, w) for w in why]
     exact = c.exact.get(j)
     if shift == 0 and source != "none" and not exact:  # read as unmoved: :func:`.exact_shifts.unmoved`
         return [], [], []

@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pdp_audit.audits.program import landing, reproduction
+from pdp_audit.audits.program import landing, lattice_noise, reproduction
 from pdp_audit.audits.program.events import Event, LibraryCall, Located
 from pdp_audit.audits.program.recorder import Divergence
 from pdp_audit.audits.program.replay_bounds import response_bound
@@ -39,8 +39,10 @@ PROBE_TOLERANCE = 1e-6
 
 def additive_elements(calls: Sequence[Event]) -> tuple[list[Element], list[str]]:
     """The noise elements a probe can shift (location families and additive diffprivlib mechanisms) and the
-    signatures of the calls it cannot."""
+    signatures of the calls it cannot; paired integer draws read as their difference and common part
+    (:func:`.lattice_noise.paired`)."""
     elements, others = [], []
+    pairs = lattice_noise.paired(calls)
     for k, call in enumerate(calls):
         if not isinstance(call, Located) and not (isinstance(call, LibraryCall) and call.law is not None):
             others.append(call.signature())
@@ -49,8 +51,10 @@ def additive_elements(calls: Sequence[Event]) -> tuple[list[Element], list[str]]
         scale = np.asarray(call.scale if call.scale is not None else 1.0, dtype=float)
         shaped = np.ndim(call.noise)
         scales = np.broadcast_to(scale, np.shape(call.noise)).ravel() if shaped else np.atleast_1d(scale).ravel()[:1]
+        law, partner = pairs.get(k, (call.law, -1))
+        partner = partner if law == lattice_noise.COMMON else -1
         for i in range(noise.size):
-            elements.append(Element(k, i, float(scales[i]), call.law))
+            elements.append(Element(k, i, float(scales[i]), law, partner))
     return elements, others
 
 
@@ -70,6 +74,9 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
     ranks = np.random.default_rng(seed).permutation(n)
     responses, moved_releases = [], []
     naming = step * (1 + ranks / n)
+    lattice = np.array([bool(recorded.calls[e.call].lattice) for e in elements], dtype=bool)
+    if lattice.any():  # n + rank exactly: n·(1 + rank/n) rounds off the integers where n is no power of two
+        naming = np.where(lattice, step + ranks, naming)
     for shifts in (step, naming, -step):
         try:
             moved = replay(program, data, recorded.calls, probe.perturbation(shifts))
@@ -98,6 +105,7 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
     probe.bound_plus = response_bound(moved_releases[0], recorded.numbers, by_w, weight)
     probe.naming = naming
     _coarse(program, data, recorded, probe)
+    probe.common_moved = lattice_noise.common_moves(replayer(program, data, recorded, probe), probe, recorded)
     if (carrier == -2).any():  # a landing is read among those coordinates only
         drawn = draws(recorded.calls, probe.spans, n).tolist()
         noises = [landing.Noise(e.law, e.scale, d) for e, d in zip(elements, drawn)]
@@ -107,9 +115,10 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
 
 def _on_lattices(step: np.ndarray, elements: list[Element], calls: Sequence[Event]) -> np.ndarray:
     """``step`` with each element whose noise lies on the integer lattice (an OpenDP measurement's integer output:
-    :func:`.opendp_chains.integers`) shifted by n, the number of elements, instead: its three shifts n, n + rank and
-    −n are whole numbers, so its replays stay integers of the measurement's own type (a fraction would change the
-    release's structure, and nothing would be read), and the ratios 1 + rank/n the probe decodes are the same."""
+    :func:`.opendp_chains.integers`) shifted by n, the number of elements, instead: its three shifts n, n + rank (made
+    so in :func:`probe`: n·(1 + rank/n) is not a whole double where n is no power of two) and −n are whole numbers,
+    so its replays stay integers of the measurement's own type (a fraction would change the release's structure, and
+    nothing would be read), and the ratios 1 + rank/n the probe decodes are the same."""
     lattice = [calls[e.call].lattice for e in elements]
     return np.where(lattice, float(len(elements)), step) if any(lattice) else step
 

@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar, cast
 
 import numpy as np
 
-from pdp_audit.audits.program import file_reads
+from pdp_audit.audits.program import file_reads, lattice_noise
 from pdp_audit.audits.program.events import Choice, Draw, Event, Located, Unrecorded
 from pdp_audit.audits.program.forked_notes import ForkedNote
 
@@ -457,6 +457,26 @@ class RecordingGenerator(np.random.Generator):
             return out
         return self._located("normal", 0.0, 1.0, size)
 
+    # --- integer noise on the lattice, read by its implemented law (:mod:`.lattice_noise`) -----------------------
+    def geometric(self, p, size=None):  # type: ignore[override]
+        tape = self._tape
+        if tape.depth:
+            return super().geometric(p, size)
+        law = lattice_noise.recorded_law(p)
+        if law is None:  # no exact law: recorded as any other draw
+            return _GEOMETRIC(self, p, size)
+        shape = _size_shape(size, p)
+        event = functools.partial(
+            Located, "geometric", {"p": np.array(p, dtype=float)}, value=np.zeros(()), scale=np.ones(()), law=law,
+            lattice=True,
+        )  # fmt: skip
+        made = tape.made(event, shape, lambda: np.asarray(np.random.Generator.geometric(self, p, shape or None)))
+        noise = made.noise if tape.recording else tape.noise(len(tape.replayed) - 1, made.noise)
+        values = np.asarray(noise)
+        if values.dtype.kind == "f" and np.array_equal(values, np.round(values)):  # whole shifts: still integers
+            values = values.astype(np.int64)
+        return int(values) if size is None and not shape and values.dtype.kind == "i" else copied(values)
+
     # --- choice: the index recorded, the probabilities the value applied to ------------------------------------
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):  # type: ignore[override]
         tape = self._tape
@@ -523,7 +543,13 @@ def copied(value: Any) -> Any:
     return value.copy() if isinstance(value, np.ndarray) else value
 
 
-_OWN = {"laplace", "normal", "gumbel", "logistic", "standard_normal", "choice", "permutation", "shuffle", "spawn"}
+#: ``geometric`` of a ``p`` with no exact law here: recorded as any other draw (:func:`_generic`).
+_GEOMETRIC = _generic("geometric")
+
+_OWN = {
+    "laplace", "normal", "gumbel", "logistic", "standard_normal", "choice", "permutation", "shuffle", "spawn",
+    "geometric",
+}  # fmt: skip
 for _name in dir(np.random.Generator):
     if not _name.startswith("_") and _name not in _OWN and _name not in _UNWRAPPED:
         if callable(getattr(np.random.Generator, _name)):

@@ -152,12 +152,17 @@ class Discrete(Step):
     #: the weights as the program gave them (D's, D′'s), where ``p`` and ``q`` were normalised in floating point:
     #: the exact law is each weight over their exact sum (:meth:`ratio`)
     weights: tuple[tuple, tuple] | None = None
+    #: the masses as exact rationals (D's, D′'s), where ``p`` and ``q`` round them (numpy's integer samplers as
+    #: implemented: :mod:`.lattice_noise`)
+    exact: tuple[tuple[Fraction, ...], tuple[Fraction, ...]] | None = None
 
     def ratio(self) -> Fraction | None:
         """e to the step's exact pure ε: max_j max(p_j/q_j, q_j/p_j) over the support, in rationals (p and q each
         normalised exactly); None where the supports differ (ε = ∞)."""
         p, q = self.weights if self.weights is not None else (self.p, self.q)
         exact_p, exact_q = [Fraction(float(v)) for v in p], [Fraction(float(v)) for v in q]
+        if self.exact is not None:
+            exact_p, exact_q = list(self.exact[0]), list(self.exact[1])
         total_p, total_q = sum(exact_p), sum(exact_q)
         if total_p <= 0 or total_q <= 0:
             return None
@@ -172,7 +177,10 @@ class Discrete(Step):
 
     def masses(self) -> tuple[list[Fraction], list[Fraction]] | None:
         """The law's masses on D and on D′ as exact rationals: the program's weights each over their exact sum
-        where it gave weights, else ``p`` and ``q`` as the doubles they are; None where a side has no mass."""
+        where it gave weights, its :attr:`exact` masses where it has them, else ``p`` and ``q`` as the doubles they
+        are; None where a side has no mass."""
+        if self.exact is not None:
+            return list(self.exact[0]), list(self.exact[1])
         if self.weights is None:
             return [Fraction(float(v)) for v in self.p], [Fraction(float(v)) for v in self.q]
         sides = []

@@ -223,12 +223,15 @@ Span = tuple[int, int, int, np.ndarray]
 
 @dataclass(frozen=True)
 class Element:
-    """One noise element: call ``call``, flat index ``index`` in it, its scale and law (None: no exact law)."""
+    """One noise element: call ``call``, flat index ``index`` in it, its scale and law (None: no exact law);
+    ``partner``: a call whose element ``index`` moves with it, the same shift added to both (−1: none; the common
+    part of two paired integer draws, :mod:`.lattice_noise`)."""
 
     call: int
     index: int
     scale: float
     law: str | None
+    partner: int = -1
 
 
 @dataclass
@@ -259,6 +262,8 @@ class Probe:
     #: the probe's second shift v = w·(1 + rank/N), one ratio v/w per element (its rank names it): a neighbour's
     #: check that each carried coordinate carries the same element on D′ (:func:`.comparison._carriers_read`)
     naming: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    #: whether the release on D moves with the common part of paired integer draws (:mod:`.lattice_noise`)
+    common_moved: bool = False
     #: the noisy, non-affine coordinates read as a rounding of one element's noisy value (:mod:`.landing`)
     landings: list[landing.Landing] = field(default_factory=list)
     #: per element, |noise| at the recorded draws (every replay's calls carry them, :meth:`.recorder.Tape.next_call`),
@@ -291,13 +296,17 @@ class Probe:
 
     def perturbation(self, shifts: np.ndarray) -> dict[int, np.ndarray]:
         """Per call index, the array added to its recorded noise (each call's elements at their flat indices, 0
-        elsewhere, as long as its largest index)."""
+        elsewhere, as long as its largest index; an element with a partner call adds its shift there too)."""
         shifts = np.asarray(shifts, dtype=float)
         result = {}
         for call, start, stop, indices in self.grouped():
             array = np.zeros(int(indices.max()) + 1)
             array[indices] = shifts[start:stop]
             result[call] = array
+        for call, start, _, indices in self.grouped():
+            partner = self.elements[start].partner
+            if partner >= 0:  # the partner's own elements precede (pairs are made in call order): its array exists
+                result[partner][indices] += result[call][indices]
         return result
 
     def columns(self) -> Columns:

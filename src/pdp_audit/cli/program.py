@@ -75,9 +75,13 @@ def _summary(run, args: argparse.Namespace) -> str:
     """One line per check, its verdict and its whole note, wrapped at :data:`SUMMARY_WIDTH` between words (a note
     cut at a fixed length ended mid-sentence: "…holds for")."""
     claim = run.parameters
+    composition = next((c for c in run.checks if c.id == "program-composition"), None)
+    tightest = composition.details.get("certified_at") if composition is not None else None
+    # the tightest claim the exact composition certifies, where only the claim's δ keeps it from a pass
+    certified_at = f"; certified at ({tightest[0]:g}, {tightest[1]:.4g})" if tightest else ""
     lines = [
         f"pdp-audit program {shown(args.target)}: {claim_word(run.verdict)} (claim ε = {claim.get('epsilon')}, "
-        f"δ = {claim.get('delta')}, {claim.get('neighbours')})"
+        f"δ = {claim.get('delta')}, {claim.get('neighbours')}){certified_at}"
     ]
     for check in run.checks:
         p = "" if check.pvalue is None else f" p = {check.pvalue:.3g}"
