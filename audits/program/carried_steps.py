@@ -30,13 +30,23 @@ from pdp_audit.audits.program.landing import LAWS, Replayer
 RANGE_SHARE = 2.0**-30
 
 
+def rescaled_calls(c: comparison.Comparison) -> frozenset[int]:
+    """The calls D′'s replay drew at another scale than D's (their law is not D's: :func:`tail_steps`)."""
+    return frozenset(index for index, _, _ in c.replayed.rescaled) if c.replayed is not None else frozenset()
+
+
 def shown(
-    c: comparison.Comparison, element: tuple[trace.Probe, int, str], step: step_laws.Step, epsilon: float
+    c: comparison.Comparison,
+    element: tuple[trace.Probe, int, str],
+    step: step_laws.Step,
+    epsilon: float,
+    rescaled: frozenset[int] | None = None,
 ) -> list[step_laws.Step]:
     """Element ``j``'s lower step (module notes; ``element`` = (the probe, j, where its shift was read)); ``step`` its
-    own.  None but where its shift was read off the release and its call is not rescaled."""
+    own.  None but where its shift was read off the release and its call is not rescaled (``rescaled``: the pair's
+    :func:`rescaled_calls`, made once a pair by the caller of a wide release's 10⁵ elements; None: made here)."""
     found, j, source = element
-    rescaled = {index for index, _, _ in c.replayed.rescaled} if c.replayed is not None else set()
+    rescaled = rescaled_calls(c) if rescaled is None else rescaled
     if source != "release" or found.elements[j].call in rescaled:  # a rescaled call's law is not D's: tail_steps
         return []
     if c.ranges is None:

@@ -33,8 +33,9 @@ def steps_of(
     of the elements read as unmoved (:func:`.exact_shifts.unmoved`) are not made; the last number says where among
     the known steps they go."""
     carried, known, unaccounted = [], [], []
+    rescaled = carried_steps.rescaled_calls(c)  # once a pair, not once an element
     for j in _stepped(c, found):
-        lower, upper, missing = _element_steps(c, recorded, found, j, epsilon)
+        lower, upper, missing = _element_steps(c, recorded, found, (j, rescaled), epsilon)
         carried += lower
         known += upper
         unaccounted += missing
@@ -55,9 +56,11 @@ def steps_of(
 
 
 def _element_steps(
-    c: comparison.Comparison, recorded: trace.Run, found: trace.Probe, j: int, epsilon: float
+    c: comparison.Comparison, recorded: trace.Run, found: trace.Probe, at: tuple[int, frozenset[int]], epsilon: float
 ) -> tuple[list, list, list[Unaccounted]]:
-    """Element ``j``'s carried (lower) steps, known (upper) steps and unaccounted noise (:func:`steps_of`)."""
+    """Element ``j``'s carried (lower) steps, known (upper) steps and unaccounted noise (:func:`steps_of`); ``at`` =
+    (j, the pair's rescaled calls)."""
+    j, rescaled = at
     element, shift, source = found.elements[j], float(c.shifts[j]), c.source[j]
     if source == "landing":
         return _landing_steps(c, recorded, found, j, epsilon)
@@ -87,7 +90,7 @@ def _element_steps(
     within = exact_shifts.mu_interval(c, j, shift, scale) if math.isfinite(mu) else None
     step = SHIFTED[element.law](call=element.call, label=label, mu=mu, within=within)
     # where the release carries it, a lower step too
-    return carried_steps.shown(c, (found, j, source), step, epsilon), [step], []
+    return carried_steps.shown(c, (found, j, source), step, epsilon, rescaled), [step], []
 
 
 def _landing_steps(
