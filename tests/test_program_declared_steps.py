@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from pdp_audit.audits.program.adapters.diffprivlib_mechanisms import declared_step
 from pdp_audit.audits.program.events import Mechanism
 from pdp_audit.audits.program.findings import rank
-from pdp_audit.audits.program.library_steps import declared_step
 
 
 def _call(value: float, sensitivity: float = 0.0) -> Mechanism:
@@ -27,4 +27,3 @@ def test_the_pair_whose_input_moved_furthest_past_its_sensitivity_ranks_first():
     (_, near), (_, far) = declared_step(2, on_d, _call(0.09)), declared_step(2, on_d, _call(1.09))
     assert near is not None and far is not None  # both unaccounted: moved past a declared sensitivity of 0
     assert rank([far]) > rank([near])
-

@@ -7,7 +7,8 @@ from fractions import Fraction
 
 import mpmath
 
-from pdp_audit.audits.program import accounting, gaussian_bounds, library_steps, step_laws
+from pdp_audit.audits.program import accounting, gaussian_bounds, step_laws
+from pdp_audit.audits.program.adapters import opendp_steps
 from pdp_audit.audits.program.events import Compiled
 
 
@@ -71,7 +72,7 @@ def test_an_opendp_law_step_refutes_from_the_bottom_of_its_read_shift():
     """An OpenDP Gaussian's shift read as 1.0 within 0.01 of its exact value: its lower step is taken at 0.99."""
     law = {"constructor": "make_gaussian", "law": "gaussian", "scale": 1.0, "grid": 2.0**-1074}
     measured = Compiled("opendp.Measurement", {}, (), None, noise_law=law)
-    step = library_steps.opendp_law_step(3, 0, measured, 1.0, 0.01)
+    step = opendp_steps.law_step(3, 0, measured, 1.0, 0.01)
     assert step is not None and step.within == (1 - Fraction(0.01), 1 + Fraction(0.01))
     delta = float(gaussian_bounds.delta_bounds(0.995, 1.0)[0])
     assert not accounting.exceeds(accounting.composed_delta([step], 1.0), delta)

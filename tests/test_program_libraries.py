@@ -59,11 +59,11 @@ def test_a_library_imported_in_the_programs_body_is_wrapped_and_its_version_repo
         import numpy as np
         from lazy import lazy
         from pdp_audit.audits.program import trace
-        from pdp_audit.audits.program.libraries import WRAPPERS
+        from pdp_audit.audits.program.adapters import LIBRARIES
         from pdp_audit.verify.core.module_fingerprints import libraries
         run = trace.record(lazy, np.zeros(3))
         again = trace.replay(lazy, np.zeros(3), run.calls)
-        called = {c.name.partition(".")[0] for c in run.calls}.intersection(WRAPPERS)
+        called = {c.name.partition(".")[0] for c in run.calls}.intersection(LIBRARIES)
         found = [(d["name"], d["version"]) for d in libraries([], packages=called)]
         print([c.name for c in run.calls], again.numbers.tolist() == run.numbers.tolist(),
               found == [("diffprivlib", metadata.version("diffprivlib"))])

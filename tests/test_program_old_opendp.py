@@ -13,10 +13,16 @@ from __future__ import annotations
 import sys
 import types
 
+import numpy as np
 import pytest
 
-from pdp_audit.audits.program.libraries import libraries_wrapped
 from pdp_audit.audits.program.recorder import Tape
+from pdp_audit.audits.program.sources import sources_recorded
+
+
+def libraries_wrapped(tape: Tape):
+    """The session's adapters installed, recording (or replaying) into ``tape`` (no run under way)."""
+    return sources_recorded(lambda: tape, np.random.default_rng)
 
 
 class Measurement:

@@ -1,5 +1,5 @@
 """OpenDP's interactive measurements in the program audit: ``Context.compositor`` and its queries
-(:func:`pdp_audit.audits.program.libraries._opendp_wrapped`).
+(:mod:`pdp_audit.audits.program.adapters.opendp_measurements`).
 
 A compositor returns a queryable that answers each query once; the audit records each measurement asked of it as
 that measurement applied to the compositor's argument, and makes the compositor again on each replay.  A clipped

@@ -13,11 +13,17 @@ import numpy as np
 import pytest
 
 from pdp_audit.audits.program import accounting, analysis, step_laws
-from pdp_audit.audits.program.libraries import libraries_wrapped
 from pdp_audit.audits.program.recorder import Tape
+from pdp_audit.audits.program.sources import sources_recorded
 
 dp = pytest.importorskip("opendp.prelude")
 dp.enable_features("contrib")
+
+
+def libraries_wrapped(tape: Tape):
+    """The session's adapters installed, recording (or replaying) into ``tape`` (no run under way)."""
+    return sources_recorded(lambda: tape, np.random.default_rng)
+
 
 FLOATS = (dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float))
 FLOAT = (dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float))
@@ -117,7 +123,7 @@ def test_a_broken_gaussian_measurement_is_refuted_and_a_correct_one_is_not():
 def test_the_laplace_step_bounds_the_discrete_laplace_law_from_below(t, s, epsilon):
     """The step of a geometric (integer) measurement of scale t at the shift s is the continuous Laplace's at
     μ = s/t: at or below the discrete Laplace law's own δ(ε) (summed exactly over its support), as the post-processing
-    argument of :func:`pdp_audit.audits.program.library_steps.opendp_law_step` says; and strictly below where
+    argument of :func:`pdp_audit.audits.program.adapters.opendp_steps.law_step` says; and strictly below where
     0 < ε < μ.  At ε = 0 (total variation) and an even shift the two are equal: 1 − e^(−s/(2t)) both (the sum over
     j ≤ 0 of the discrete law's p_j − q_j); the grid's lower bound lay below it by its slack, the closed form does
     not."""

@@ -17,9 +17,9 @@ import pytest
 pytest.importorskip("pipeline_dp", reason="pipeline-dp is not installed (pip install pipeline-dp)")
 
 import pdp_audit  # noqa: E402 - after the skip
-from pdp_audit.audits.program import libraries  # noqa: E402
 from pdp_audit.audits.program.analysis import analyse  # noqa: E402
 from pdp_audit.audits.program.recorder import Tape  # noqa: E402
+from pdp_audit.audits.program.sources import sources_recorded  # noqa: E402
 
 # the pipelines of the guide's table (benchmarks/library_versions.py audits them at a pinned version): `spending`,
 # pipeline-dp's README aggregation, and `spending_finite`, NaN and ±inf mapped into [0, 1] first
@@ -30,9 +30,14 @@ SPENDING = pd.DataFrame({"day": ["mon", "tue", "wed", "mon", "tue", "mon"], "spe
 BOUNDS = {"day": {"mon", "tue", "wed"}, "spent": (0.0, 1.0)}
 
 
+def libraries_wrapped(tape: Tape):
+    """The session's adapters installed, recording (or replaying) into ``tape`` (no run under way)."""
+    return sources_recorded(lambda: tape, np.random.default_rng)
+
+
 def test_pipeline_dps_noise_is_recorded_with_its_declared_budget():
     tape = Tape()
-    with libraries.libraries_wrapped(tape):
+    with libraries_wrapped(tape):
         release = spending(SPENDING, np.random.default_rng(0))
     calls = tape.recorded
     assert [c.name for c in calls] == ["pydp.LaplaceMechanism.add_noise"] * 6
@@ -41,7 +46,7 @@ def test_pipeline_dps_noise_is_recorded_with_its_declared_budget():
     assert [c.input + float(c.noise) for c in calls] == [c.output for c in calls]
     assert sorted(release) == sorted(c.output for c in calls)
     replayed = Tape(calls)
-    with libraries.libraries_wrapped(replayed):
+    with libraries_wrapped(replayed):
         again = spending(SPENDING, np.random.default_rng(1))
     assert again == release  # the recorded draws, bit for bit, though PyDP's sampler is unseeded
 
@@ -88,7 +93,7 @@ def test_a_partition_selection_is_recorded_with_its_declared_budget():
         return bool(strategy.should_keep(int(np.sum(np.asarray(data) > 0))))
 
     tape = Tape()
-    with libraries.libraries_wrapped(tape):
+    with libraries_wrapped(tape):
         kept(np.array([1.0, 2.0]), np.random.default_rng(0))
     (call,) = tape.recorded
     assert call.name == "pydp.TruncatedGeometricPartitionSelectionStrategy.should_keep"

@@ -1,13 +1,13 @@
 """diffprivlib's selecting mechanisms and numpy's global ``RandomState`` reached directly, in the program audit.
 
 * ``Exponential`` and ``PermuteAndFlip`` select with ``randomise()``, no value: their input is the utility they were
-  made with (:data:`pdp_audit.audits.program.libraries.SELECTING`), read on each neighbour by its largest move
-  against the declared sensitivity (McSherry & Talwar 2007).  Counts above and below 0.5 of values clipped to [0, 1]
-  move by at most 1 when a record is added or removed: sensitivity 1, ε = 1 declared, certified; five times the
-  counts with sensitivity 1 declared is (2.5, 0)-DP at best on the pair that moves a count, refuted.
+  made with (:data:`pdp_audit.audits.program.adapters.diffprivlib_mechanisms.SELECTING`), read on each neighbour by
+  its largest move against the declared sensitivity (McSherry & Talwar 2007).  Counts above and below 0.5 of values
+  clipped to [0, 1] move by at most 1 when a record is added or removed: sensitivity 1, ε = 1 declared, certified;
+  five times the counts with sensitivity 1 declared is (2.5, 0)-DP at best on the pair that moves a count, refuted.
 * ``check_random_state(None)`` (scikit-learn's and diffprivlib's) returns numpy's global ``RandomState`` object, on
   which no replaced name lies: it is seeded from the run's generator at each run
-  (:meth:`pdp_audit.audits.program.sources.Sources.pin_global_state`), so the replay on D reproduces the record and
+  (:func:`pdp_audit.audits.program.adapters.numpy_random._pinned`), so the replay on D reproduces the record and
   the black box's releases follow its seed; the user's global stream is given back after the audit.
 
 Fixed seeds; α = 1e-6.  Seen failing on main (b6b5d71): every selecting program exit 2, "the program raised

@@ -205,7 +205,7 @@ def test_no_twin_fails(program, data, options):
 # --- the libraries' own pipelines (issue 71): small budgets, each decided by what the audit found itself ---------
 @_needs("opendp")
 def test_an_opendp_pipeline_over_strings_for_the_wrong_relation_is_refuted_by_composition():
-    """Seen failing before OpenDP's chains were read as their parts (:mod:`.opendp_chains`): the argument, a vector
+    """Seen failing before OpenDP's chains were read as their parts (:mod:`.adapters.opendp_chains`): the argument, a vector
     of strings, "cannot be compared", and the composition read no step (inconclusive)."""
     options = {**REPLACE_ONE, "bounds": {"product": list(s.PRODUCTS)}, "trials": 100, "law": "ideal"}
     run = _audit(s.opendp_product_counts_add_remove, s.PRODUCT_REVIEWS, options)
@@ -242,7 +242,7 @@ def test_diffprivlibs_mean_without_bounds_is_refuted_on_a_finite_outlier():
 def test_an_opendp_chain_built_before_the_program_is_accounted_by_its_map_over_strings(scale, certified):
     """A chain built before the recording (at a module's import) is recorded as it is called, on the vector of
     strings: its privacy map is read at the symmetric distance the two vectors are apart (2 for a review moved to
-    another product).  Seen failing before (:func:`.library_steps.dataset_distance`): "its argument cannot be
+    another product).  Seen failing before (:func:`.opendp_steps.dataset_distance`): "its argument cannot be
     compared", the steps' pure ε read as 0, the twin inconclusive.  The chains are built at tests/program_series.py's
     import; a closure holding one was undecided once the fresh process replayed D (its chain cannot be pickled)."""
     # module functions, sent to the fresh process by name (a closure holding the chain cannot be pickled)

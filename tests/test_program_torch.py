@@ -1,4 +1,4 @@
-"""PyTorch's draws recorded and replayed with no decoration (:mod:`pdp_audit.audits.program.torch_draws`).
+"""PyTorch's draws recorded and replayed with no decoration (:mod:`pdp_audit.audits.program.adapters.torch_draws`).
 
 A sum of five records clipped to [0, 1] (sensitivity 1 under add-remove) plus Gaussian noise drawn by torch
 (``torch.normal``, ``torch.randn``, ``Tensor.normal_``, ``torch.distributions.Normal``; float32, torch's default,
@@ -288,7 +288,7 @@ def test_a_generator_class_that_refuses_a_subclass_is_left_as_it_is():
     than the wrap raising.  Seen failing before the guard: TypeError out of ``_generator_class``."""
     import types
 
-    from pdp_audit.audits.program import torch_draws
+    from pdp_audit.audits.program.adapters import torch_draws
 
     stand_in = types.SimpleNamespace(Generator=bool)
     assert torch_draws._generator_class(stand_in) is None

@@ -49,6 +49,7 @@ from pdp_audit.audits.program import (
     smaller,
     trace,
 )
+from pdp_audit.audits.program.adapters import LIBRARIES
 from pdp_audit.audits.program.analysis import analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.audits.program.confirmation import Run
@@ -56,7 +57,6 @@ from pdp_audit.audits.program.decision import TIGHTEST_PENDING, confirmation_law
 from pdp_audit.audits.program.estimated import estimated
 from pdp_audit.audits.program.events import LibraryCall
 from pdp_audit.audits.program.isolated import Isolated
-from pdp_audit.audits.program.libraries import WRAPPERS
 from pdp_audit.audits.program.pages import review_page, shown_pair
 from pdp_audit.audits.program.release_sampler import HEAD, ReleaseSampler, release_samplers, witness_columns
 from pdp_audit.audits.program.results import Analysis, PairResult
@@ -191,7 +191,7 @@ def used_libraries(program: Callable, analysis: Analysis) -> list[dict[str, str]
     RECORD (:func:`~pdp_audit.verify.core.module_fingerprints.libraries`)."""
     called = {c.library for c in analysis.recorded.calls if isinstance(c, LibraryCall)}
     module = sys.modules.get(str(getattr(program, "__module__", "")))
-    return libraries([] if module is None else [module], packages=called.intersection(WRAPPERS))
+    return libraries([] if module is None else [module], packages=called.intersection(LIBRARIES))
 
 
 def _confirmations(

@@ -18,8 +18,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from pdp_audit.audits.program.accounting import gaussian_delta
+from pdp_audit.audits.program.adapters.declared_budgets import exact_distance
 from pdp_audit.audits.program.events import Event, LibraryCall, Mechanism, input_of
-from pdp_audit.audits.program.library_steps import exact_distance
 from pdp_audit.audits.program.results import Analysis, PairResult
 from pdp_audit.audits.program.step_laws import Gaussian, Laplace
 from pdp_audit.reports.records import Table
@@ -188,8 +188,8 @@ def _over_sensitive(analysis: Analysis, pair: PairResult, k: int, moved: float, 
     """Whether call ``k``'s input moved beyond what its noise allows alone, shown with no margin: a Laplace call's
     steps' proven lower ends of μ (:meth:`.step_laws.Step.rational`) add up above ``epsilon``, in rationals; a
     diffprivlib mechanism's exact L1 move is above its declared sensitivity (as
-    :func:`.library_steps.declared_step` decides); a Gaussian call's distance above σμ*, μ* a root found to 1e-12
-    (a marking of the page, which decides no verdict)."""
+    :func:`.adapters.declared_budgets.declared_step` decides); a Gaussian call's distance above σμ*, μ* a root found
+    to 1e-12 (a marking of the page, which decides no verdict)."""
     call = analysis.recorded.calls[k]
     if isinstance(call, Mechanism):
         inputs = _declared_inputs(pair, k, call)

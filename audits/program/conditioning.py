@@ -73,7 +73,7 @@ def secret_draws(recorded: trace.Run, found: trace.Probe) -> tuple[str, ...]:
     return tuple(hidden)
 
 
-#: The calls of a library mechanism that adds its noise inside the call (:mod:`.libraries`, :mod:`.pydp_mechanisms`):
+#: The calls of a library mechanism that adds its noise inside the call (:mod:`.adapters`):
 #: the program sees none of its elements before its input is made.
 def may_shape_one_another(recorded: trace.Run, found: trace.Probe) -> bool:
     """Whether the carried noise elements could set one another's shifts (module notes): carried from two calls or

@@ -47,26 +47,12 @@ import os
 import stat
 import sys
 import threading
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
 import numpy as np
 
+from pdp_audit.audits.program.adapters.base import Replace, Sources
 from pdp_audit.audits.program.recorder import UNREPLAYABLE, Unrecorded
-
-
-class Sources(Protocol):
-    """What the entropy watch reads of the session's :class:`~.sources.Sources` (a protocol: sources imports this
-    module)."""
-
-    active: bool
-    unwatched: bool
-    tape: Callable[[], Any]
-    rng: Callable[[], np.random.Generator]
-
-    def note(self, what: str, why: str, undecided: bool = False) -> None: ...
-
-
-Replace = Callable[[Any, str, Any], None]
 
 #: The random devices by device number (``st_rdev``), as this system makes them.
 _DEVICES: dict[int, str] = {}

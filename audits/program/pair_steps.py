@@ -8,11 +8,11 @@ import math
 import numpy as np
 
 from pdp_audit.audits.program import (
+    adapters,
     carried_steps,
     comparison,
     exact_shifts,
     lattice_noise,
-    library_steps,
     numpy_choice,
     rounded_steps,
     step_laws,
@@ -27,7 +27,7 @@ def steps_of(
 ) -> tuple[list, list, list[Unaccounted], int]:
     """The carried steps (lower), all known steps (upper), and what cannot be accounted for.  An OpenDP
     measurement's element is a lower step by its recorded law where the release carries it, its call an upper step by
-    its privacy map (:mod:`.library_steps`): those lower steps are not among the upper ones.  An element read
+    its privacy map (:mod:`.adapters`): those lower steps are not among the upper ones.  An element read
     through a rounding (:mod:`.landing`) is a lower step by its coordinate's own law (its slack at ``epsilon``) and
     an upper step by its element's law where D′'s release is D's at the shifted noise.  ``unmoved`` False: the steps
     of the elements read as unmoved (:func:`.exact_shifts.unmoved`) are not made; the last number says where among
@@ -45,7 +45,7 @@ def steps_of(
     known += exact_shifts.unmoved(c, found, SHIFTED) if unmoved else []
     carried += carried_steps.tail_steps(c, recorded, found, epsilon)  # a rescaled call's verified partition
     if c.replayed is not None:
-        budgets, problems = library_steps.call_steps(recorded.calls, c.replayed.calls)
+        budgets, problems = adapters.call_steps(recorded.calls, c.replayed.calls)
         known += budgets
         unaccounted += problems
     for k, p, q in c.choices:  # the chosen index is rarely released as it is: upper steps, not lower ones
@@ -66,7 +66,7 @@ def _element_steps(
         return _landing_steps(c, recorded, found, j, epsilon)
     if element.law == "library":  # above by its privacy map or budget (below), below by its law where carried
         error = exact_shifts.shift_error(c, j)
-        lower = library_steps.opendp_law_step(element.call, element.index, recorded.calls[element.call], shift, error)
+        lower = adapters.lower_step(element.call, element.index, recorded.calls[element.call], shift, error)
         return ([lower] if lower is not None and source == "release" else []), [], []
     if element.law in lattice_noise.LAWS or element.law == lattice_noise.COMMON:  # numpy's integer noise: above only
         label = f"{recorded.calls[element.call].name}[{element.index}]"

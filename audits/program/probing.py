@@ -115,7 +115,7 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
 
 def _on_lattices(step: np.ndarray, elements: list[Element], calls: Sequence[Event]) -> np.ndarray:
     """``step`` with each element whose noise lies on the integer lattice (an OpenDP measurement's integer output:
-    :func:`.opendp_chains.integers`) shifted by n, the number of elements, instead: its three shifts n, n + rank (made
+    :func:`.adapters.base.integers`) shifted by n, the number of elements, instead: its three shifts n, n + rank (made
     so in :func:`probe`: n·(1 + rank/n) is not a whole double where n is no power of two) and −n are whole numbers,
     so its replays stay integers of the measurement's own type (a fraction would change the release's structure, and
     nothing would be read), and the ratios 1 + rank/n the probe decodes are the same."""

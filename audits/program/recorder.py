@@ -2,7 +2,7 @@
 
 A program ``program(data, rng)`` draws its randomness from ``rng``.  It is handed a :class:`RecordingGenerator` -- a
 ``numpy.random.Generator`` whose public methods are wrapped -- and, while it runs, diffprivlib's mechanisms and
-OpenDP's measurements are wrapped too (:mod:`~pdp_audit.audits.program.libraries`).  Each primitive call becomes a
+OpenDP's measurements are wrapped too (:mod:`~pdp_audit.audits.program.adapters`).  Each primitive call becomes a
 frozen event (:mod:`.events`), built whole: its kind, its parameters, the value it is applied to where the call shows
 it (``loc`` of a location family, ``p`` of ``choice``, the value given to ``randomise``), the shape of its output and
 the noise it drew.
@@ -63,7 +63,7 @@ ELSEWHERE = "randomness drawn in another process, which the audit does not recor
 #: Where a copy the program forked notes a draw it made (:class:`~.forked_notes.ForkedNote`, made before any fork).
 DRAWN_ELSEWHERE = ForkedNote()
 
-#: Why a seeded source is not recorded (:mod:`.sources`, :mod:`.torch_draws`).
+#: Why a seeded source is not recorded (:mod:`.sources`, :mod:`.adapters.torch_draws`).
 FIXED = "noise seeded with a constant: not random (its draws are not recorded; the audit does not count them as noise)"
 SAVED = "noise from a saved state: fixed, not random (its draws are not recorded)"
 

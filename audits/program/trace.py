@@ -40,7 +40,6 @@ import numpy as np
 from pdp_audit.audits.program import landing
 from pdp_audit.audits.program.events import Event, Unrecorded
 from pdp_audit.audits.program.faults import raised_at
-from pdp_audit.audits.program.libraries import libraries_wrapped
 from pdp_audit.audits.program.recorder import Divergence, RecordingGenerator, Tape
 from pdp_audit.audits.program.sources import sources_recorded
 from pdp_audit.mechanisms.base import user_error
@@ -127,7 +126,6 @@ class Session:
         self._modules = user_modules()
         self._modules.__enter__()
         self._stack.callback(self._modules_back)  # the first entered, the last left: as ``enter_context`` would
-        self.libraries = self._stack.enter_context(libraries_wrapped(lambda: self.tape))
         self.sources = self._stack.enter_context(sources_recorded(lambda: self.tape, lambda: self.rng))
         # every run's floating-point conditions ignored, entered once: what a run sets is undone after it
         # (call_program's user_state), back to this
@@ -182,10 +180,7 @@ class Session:
 
     def _again(self, modules: int) -> bool:
         """Whether the run just made is made again: a library newly wrapped, or a module imported during it."""
-        # both called whatever the count says: each wraps what was newly imported
-        wrapped = self.libraries.wrap_new()
-        drawn = self.sources.wrap_new()
-        return wrapped or drawn or len(sys.modules) > modules
+        return self.sources.wrap_new() or len(sys.modules) > modules
 
     def _once(self, data: Any, tape: Tape) -> Run:
         self.tape = tape

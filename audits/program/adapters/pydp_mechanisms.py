@@ -4,7 +4,7 @@ pipeline-dp (its ``DPEngine`` on any backend) draws every noise value and every 
 PyDP, Google's differential-privacy library compiled behind pybind11: ``LaplaceMechanism(epsilon, sensitivity)``
 and ``GaussianMechanism(epsilon, delta, l2_sensitivity)``'s ``add_noise(value)``, and a partition-selection
 strategy's ``should_keep(num_users)``.  The draws themselves (its ``SecureURBG``) are out of reach; the calls are
-not.  Each is recorded as OpenDP's measurements are (:mod:`.libraries`): the value given, the output, and the
+not.  Each is recorded as OpenDP's measurements are (:mod:`.opendp_measurements`): the value given, the output, and the
 mechanism's public parameters (``epsilon``, ``delta``, its sensitivity), compared on a replay.
 
 * ``add_noise(v)`` returns ``v + z``: recorded as additive noise ``z = output − v``, a replay returning
@@ -12,7 +12,7 @@ mechanism's public parameters (``epsilon``, ``delta``, its sensitivity), compare
 * ``should_keep(n)``, ``noised_value_if_should_keep(n)`` and ``noised_value_above_threshold(v, t)`` show no noise
   apart from the value: a replay returns the recorded output.
 
-**Sound for.**  Each call is accounted above by the budget its mechanism declares (:func:`.library_steps
+**Sound for.**  Each call is accounted above by the budget its mechanism declares (:func:`.declared_budgets
 .declared_step`), not by a law: PyDP's noise is the discretised "secure" Laplace and Gaussian of Google's library,
 whose law on doubles is not the real-valued one, so no exact law is read and no lower step made (a refutation is the
 black box's).  The declared budgets: ``LaplaceMechanism`` and ``GaussianMechanism`` are (ε, 0)- and (ε, δ)-DP for
@@ -25,15 +25,15 @@ value moved by more than the declared sensitivity, or not finite, leaves the cal
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import opendp_chains
-from pdp_audit.audits.program.events import Mechanism
-from pdp_audit.audits.program.recorder import Tape, program_line
+from pdp_audit.audits.program.adapters.base import Adapter, Hooks, Sources, Stepped, additive, replayed_sum
+from pdp_audit.audits.program.adapters.declared_budgets import declared_step
+from pdp_audit.audits.program.events import Event, LibraryCall, Mechanism
+from pdp_audit.audits.program.recorder import program_line
 
 #: PyDP's numerical mechanisms (``pydp.algorithms.numerical_mechanisms``), each with the public attribute that
 #: holds the sensitivity its budget is declared for.
@@ -46,15 +46,10 @@ SELECTION = ("truncated_geometric", "laplace", "gaussian")
 _DECIDING = ("should_keep", "noised_value_if_should_keep", "noised_value_above_threshold")
 
 
-@contextlib.contextmanager
-def wrapped(current: Callable[[], Tape]) -> Iterator[None]:
-    """Inside the block, PyDP's mechanisms record (or replay) into the tape ``current()`` names (module notes);
-    their methods restored on leaving."""
-    try:
-        from pydp.algorithms import numerical_mechanisms, partition_selection
-    except ImportError:
-        yield
-        return
+def install(hooks: Hooks) -> None:
+    """PyDP's mechanisms' methods recorded (or replayed) for the session (module notes)."""
+    from pydp.algorithms import numerical_mechanisms, partition_selection
+
     classes = [getattr(numerical_mechanisms, name, None) for name in NUMERICAL]
     classes += _selection_classes(partition_selection)
     owners: dict[tuple[type, str], Callable] = {}
@@ -64,14 +59,8 @@ def wrapped(current: Callable[[], Tape]) -> Iterator[None]:
             owner = next((c for c in cls.__mro__ if method in vars(c)), None)
             if owner is not None and owner is not object:
                 owners.setdefault((owner, method), vars(owner)[method])
-    originals = [(owner, method, original) for (owner, method), original in owners.items()]
-    for owner, method, original in originals:
-        setattr(owner, method, _recorded(method, original, current))
-    try:
-        yield
-    finally:
-        for owner, method, original in originals:
-            setattr(owner, method, original)
+    for (owner, method), original in owners.items():
+        hooks.replace(owner, method, _recorded(method, original, hooks.sources))
 
 
 def _selection_classes(partition_selection: Any) -> list[type]:
@@ -101,14 +90,14 @@ def _float(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def _recorded(method: str, original: Callable, current: Callable[[], Tape]) -> Callable:
+def _recorded(method: str, original: Callable, sources: Sources) -> Callable:
     """PyDP's ``method``, recorded as a call of the mechanism's class: its first argument is the value the data
     moves (``add_noise``'s value, ``should_keep``'s count); ``noised_value_above_threshold``'s second, the
     threshold, is a parameter."""
 
     def call_it(self: Any, *args: Any, **kwargs: Any) -> Any:
-        tape = current()
-        if tape.depth or not args:
+        tape = sources.tape()
+        if tape is None or tape.depth or not args:
             return original(self, *args, **kwargs)
         value, name = args[0], type(self).__name__
         budget = declared(self, name)
@@ -121,18 +110,13 @@ def _recorded(method: str, original: Callable, current: Callable[[], Tape]) -> C
             noise = float(output) - float(value) if _number(value) and _number(output) else None
             drawn: dict[str, Any] = {"noise": output}  # else: the output as recorded
             if method == "add_noise" and noise is not None and np.isfinite(noise):
-                ones, lattice = np.ones(()), opendp_chains.integers(output)
-                drawn = {"noise": np.asarray(noise), "scale": ones, "law": "library", "lattice": lattice}
+                drawn = additive(noise, output)
             tape.recorded.append(dataclasses.replace(asked, output=output, line=program_line(), **drawn))
             return output
         before = tape.next_call(asked)
         if before.law != "library" or not _number(value):
             return before.noise
-        unshifted = np.asarray(before.noise, dtype=float)
-        noise = tape.noise(len(tape.replayed) - 1, unshifted)
-        if noise is unshifted and _same(value, before.input):
-            return before.output  # the recorded output itself (its type, its bits), not a sum that rounds
-        return opendp_chains.like(before.output, np.asarray(float(value) + noise, dtype=float))
+        return replayed_sum(tape, before, value, before.input)
 
     call_it.__name__, call_it.__doc__ = method, original.__doc__
     return call_it
@@ -148,10 +132,9 @@ def _number(value: Any) -> bool:
     return isinstance(value, (float, np.floating))
 
 
-def _same(value: Any, recorded: Any) -> bool:
-    """The value as recorded, in its type and bit for bit (a float's sign of zero too; NaN as NaN)."""
-    if type(value) is not type(recorded):
-        return False
-    if isinstance(value, (float, np.floating)):
-        return float(value).hex() == float(recorded).hex() or (value != value and recorded != recorded)
-    return bool(value == recorded)
+def budget_step(k: int, call: LibraryCall, other: Event) -> Stepped:
+    """Every call by the budget its mechanism declares (:func:`.declared_budgets.declared_step`; module notes)."""
+    return declared_step(k, call, other) if isinstance(call, Mechanism) else (None, None)
+
+
+ADAPTER = Adapter("pydp", install, upper_step=budget_step)

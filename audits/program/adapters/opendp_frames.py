@@ -9,7 +9,7 @@ the recorded frame again, where the recorded handle would refuse.
 
 Their argument is a frame (a ``LazyFrame`` or ``DataFrame``; pandas' too), whose distance under OpenDP's
 ``SymmetricDistance`` is that of its rows as a multiset (:func:`rows`), read by
-:func:`.library_steps.dataset_distance` as it reads a vector's."""
+:func:`.opendp_steps.dataset_distance` as it reads a vector's."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """PyTorch's draws recorded and replayed like numpy's, with no decoration: the noise of Opacus and of a program's own
 torch code composed exactly where its law is known.
 
-Once ``torch`` is imported (by the program's module or in its body: :meth:`.sources.Sources.wrap_new`), its public
+Once ``torch`` is imported (by the program's module or in its body: :meth:`..sources.Sources.wrap_new`), its public
 draws are replaced in torch's namespaces for the session and given back on leaving, as numpy's are
 (:mod:`.sources`): each draws from the run's generator -- the session's
 :class:`~pdp_audit.audits.program.recorder.RecordingGenerator`, recorded and replayed, or the black box's
@@ -44,6 +44,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pdp_audit.audits.program.adapters.base import Adapter, Hooks
 from pdp_audit.audits.program.recorder import FIXED, REPEATED, SAVED
 
 #: torch's module-level draws replaced, each by the maker of :data:`_MAKERS` of the same name.
@@ -64,12 +65,13 @@ UNSEEDED = (
 FOREIGN = "a torch.Generator made outside the run: its draws are not recorded (undecided)"
 
 
-def wrap(sources: Any, replace: Callable[[Any, str, Any], None]) -> bool:
-    """Replace torch's draws (module notes) where torch is imported; whether it is."""
-    torch = sys.modules.get("torch")
-    if torch is None or not hasattr(torch, "Tensor"):  # absent, or still being imported
-        return False
-    draws = TorchDraws(sources, torch)
+def install(hooks: Hooks) -> None:
+    """Replace torch's draws for the session (module notes); ImportError while torch is still being imported."""
+    torch = sys.modules["torch"]
+    if not hasattr(torch, "Tensor"):
+        raise ImportError("torch is still being imported")
+    draws = TorchDraws(hooks.sources, torch)
+    replace = hooks.replace
     for name in FUNCTIONS:
         if hasattr(torch, name):
             replace(torch, name, draws.function(name))
@@ -82,7 +84,7 @@ def wrap(sources: Any, replace: Callable[[Any, str, Any], None]) -> bool:
     made = _generator_class(torch)
     if made is not None:
         replace(torch, "Generator", made)
-    return True
+    hooks.sources.each_run(lambda: setattr(draws, "fixed", False))
 
 
 _CLASSES: dict[int, Any] = {}
@@ -149,6 +151,8 @@ class TorchDraws:
 
     def __init__(self, sources: Any, torch: Any):
         self.sources, self.torch = sources, torch
+        #: torch's global generator seeded with a constant in this run
+        self.fixed = False
         self.originals = {name: getattr(torch, name) for name in FUNCTIONS if hasattr(torch, name)}
         self.originals.update({name: vars(torch._C.TensorBase)[name] for name in METHODS})
         for name in ("manual_seed", "seed", "get_rng_state", "set_rng_state"):
@@ -165,7 +169,7 @@ class TorchDraws:
         if not sources.active:
             return None
         if generator is None:
-            return None if sources.torch_fixed else sources.rng()
+            return None if self.fixed else sources.rng()
         made = _generator_class(self.torch)
         if made is not None and type(generator) is made:
             if generator.random:
@@ -179,17 +183,17 @@ class TorchDraws:
     def manual_seed(self, seed: Any) -> Any:
         sources = self.sources
         if sources.active:
-            sources.torch_fixed = not sources.random_seed("torch.manual_seed", int(seed))
+            self.fixed = not sources.random_seed("torch.manual_seed", int(seed))
         return self.originals["manual_seed"](seed)
 
     def seed(self) -> int:
         if self.sources.active:
-            self.sources.torch_fixed = False
+            self.fixed = False
         return self.originals["seed"]()
 
     def get_rng_state(self) -> Any:
         sources = self.sources
-        if sources.active and not sources.torch_fixed:
+        if sources.active and not self.fixed:
             sources.note("torch.get_rng_state / torch.random.fork_rng", REPEATED, undecided=True)
         return self.originals["get_rng_state"]()
 
@@ -197,7 +201,7 @@ class TorchDraws:
         sources = self.sources
         if sources.active:
             sources.note("torch.set_rng_state", SAVED)
-            sources.torch_fixed = True
+            self.fixed = True
         self.originals["set_rng_state"](state)
 
     # --- the draws -----------------------------------------------------------------------------------------------
@@ -410,3 +414,6 @@ _IN_PLACE: dict[str, Callable] = {
     "normal_": _normal_, "uniform_": _uniform_, "random_": _random_, "bernoulli_": _bernoulli_,
     "exponential_": _exponential_, "cauchy_": _cauchy_, "log_normal_": _log_normal_, "geometric_": _geometric_,
 }  # fmt: skip
+
+
+ADAPTER = Adapter("torch", install, draws=True)

@@ -1,34 +1,20 @@
-"""Python's ``random`` recorded (:class:`RecordingRandom`): the stand-in for ``random``'s module functions and
-``random.Random`` during a session (:mod:`.sources`), whose draws are the session generator's."""
+"""Python's ``random`` drawn through the session's generator: its module functions and ``random.Random``
+(:class:`RecordingRandom`, whose draws are the session generator's); a ``Random`` seeded with a constant is Python's
+own, noted as fixed (:meth:`..sources.Sources.random_seed`)."""
 
 from __future__ import annotations
 
 import functools
 import random
 import types
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
-import numpy as np
-
+from pdp_audit.audits.program.adapters.base import Adapter, Hooks, Sources, standin
 from pdp_audit.audits.program.events import Draw
 from pdp_audit.audits.program.recorder import REPEATED, SAVED, Tape
 
 #: Python's real functions and ``Random``, as it defines them (captured at import, before any session).
 PYTHON = {name: getattr(random, name) for name in random.__all__}
-
-
-class Sources(Protocol):
-    """What a recorded ``Random`` reads of the session's :class:`~.sources.Sources` (a protocol: sources imports this
-    module)."""
-
-    active: bool
-    python_global: RecordingRandom
-    tape: Callable[[], Tape | None]
-    rng: Callable[[], np.random.Generator]
-
-    def note(self, what: str, why: str, undecided: bool = False) -> None: ...
-
-    def random_seed(self, what: str, seed: Any, family: str = "numpy") -> bool: ...
 
 
 class RecordingRandom(random.Random):  # Python's own class (this module is imported before a session)
@@ -38,8 +24,9 @@ class RecordingRandom(random.Random):  # Python's own class (this module is impo
     its draws then come from instead (Python's own module functions for the global one); outside the session it
     draws as Python's own."""
 
-    def __init__(self, sources: Sources, fixed: Any = None):
-        self.sources, self.fixed = sources, fixed
+    def __init__(self, sources: Sources, is_global: bool = False):
+        self.sources, self.is_global = sources, is_global
+        self.fixed: Any = None
         self.outside: Any = PYTHON["Random"]()
         super().__init__()
 
@@ -55,7 +42,7 @@ class RecordingRandom(random.Random):  # Python's own class (this module is impo
         if not self.sources.active or self.sources.random_seed("random.seed", a, "python"):
             self.fixed = None
             return
-        if self is self.sources.python_global:
+        if self.is_global:
             PYTHON["seed"](a, version)
             self.fixed = types.SimpleNamespace(**PYTHON)
         else:
@@ -66,7 +53,7 @@ class RecordingRandom(random.Random):  # Python's own class (this module is impo
             super().setstate(state)
             return
         self.sources.note("random.setstate", SAVED)
-        if self is self.sources.python_global:
+        if self.is_global:
             self.fixed = types.SimpleNamespace(**PYTHON)
         elif self.fixed is None:
             self.fixed = PYTHON["Random"]()
@@ -116,3 +103,26 @@ def _recorded(tape: Tape | None, kind: str, parameters: dict, draw: Callable[[],
     if tape is None or tape.depth:
         return draw()
     return tape.made(functools.partial(Draw, kind, parameters), None, draw).noise
+
+
+def _random(sources: Sources, x: Any = None) -> Any:
+    if sources.active and sources.random_seed("random.Random", x, "python"):
+        return RecordingRandom(sources)
+    return PYTHON["Random"](x)
+
+
+_RANDOM = standin(PYTHON["Random"], _random)
+
+
+def install(hooks: Hooks) -> None:
+    """``random``'s module functions (each a method of one :class:`RecordingRandom`) and ``random.Random`` replaced
+    for the session; no constant seed of an earlier run holds in the next."""
+    state = RecordingRandom(hooks.sources, is_global=True)
+    for name in random.__all__:
+        if name not in ("Random", "SystemRandom"):
+            hooks.replace(random, name, getattr(state, name))
+    hooks.replace(random, "Random", _RANDOM)
+    hooks.sources.each_run(lambda: setattr(state, "fixed", None))
+
+
+ADAPTER = Adapter("random", install, draws=True)

@@ -1,12 +1,8 @@
-"""Composition steps of the library mechanisms a program calls (OpenDP's measurements, diffprivlib's and PyDP's
-mechanisms).
-
-* A diffprivlib mechanism without an exact law here, and each PyDP mechanism (:mod:`.pydp_mechanisms`: pipeline-dp's
-  noise and partition selection), is accounted by its declared (ε, δ) (:func:`declared_step`).
-* An OpenDP measurement is accounted above by its privacy map (:func:`opendp_map_step`) and, where its constructor's
-  noise law was recorded (:func:`pdp_audit.audits.program.libraries._opendp_law`) and the release carries its noise,
-  below by that law at the shift the release shows (:func:`opendp_law_step`) -- the step a refutation by
-  composition needs, since a privacy map bounds the loss from above only.
+"""The steps of an OpenDP measurement's call (:mod:`.opendp_measurements`): above by its privacy map at the distance its
+argument moved (:func:`map_step`) and, where its constructor's noise law was recorded
+(:func:`.opendp_measurements.noise_law`) and the release carries its noise, below by that law at the shift the
+release shows (:func:`law_step`) -- the step a refutation by composition needs, since a privacy map bounds the loss
+from above only.
 """
 
 from __future__ import annotations
@@ -15,137 +11,17 @@ import math
 import re
 from collections import Counter
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from pdp_audit.audits.program import opendp_frames, step_laws
-from pdp_audit.audits.program.events import Compiled, Event, Mechanism, input_of
+from pdp_audit.audits.program import step_laws
+from pdp_audit.audits.program.adapters import opendp_frames
+from pdp_audit.audits.program.adapters.base import Stepped
+from pdp_audit.audits.program.adapters.declared_budgets import exact_distance
+from pdp_audit.audits.program.events import Compiled, Event, LibraryCall, input_of
 from pdp_audit.audits.program.findings import Unaccounted
 from pdp_audit.audits.program.gaussian_bounds import root_up
-
-#: diffprivlib's mechanisms that add continuous float noise (accounted by their declared budget where no exact law is
-#: read here): porous as numpy's float samplers are (issue 60).  Its integer and index mechanisms (Geometric*,
-#: Binary, Exponential*, PermuteAndFlip, GaussianDiscrete) and its Snapping are not.
-DIFFPRIVLIB_FLOAT = (
-    "Laplace", "LaplaceTruncated", "LaplaceBoundedDomain", "LaplaceBoundedNoise", "LaplaceFolded", "Gaussian",
-    "GaussianAnalytic", "Staircase", "Uniform", "Vector", "Bingham",
-)  # fmt: skip
-
-
-def call_steps(recorded: Sequence[Event], replayed: Sequence[Event]) -> tuple[list[step_laws.Step], list[Unaccounted]]:
-    """The upper steps of the library calls of ``recorded`` (on D) against ``replayed`` (on D′): each OpenDP
-    measurement by its privacy map, each diffprivlib mechanism without an exact law here and each PyDP mechanism by
-    its declared budget; and what they leave unaccounted for."""
-    budgets, problems = [], []
-    for k, call in enumerate(recorded[: len(replayed)]):
-        if isinstance(call, Compiled) and call.interactive:
-            continue  # a compositor: the measurements asked of it are calls of their own
-        if isinstance(call, Compiled):
-            budget, problem = opendp_map_step(k, call, replayed[k])
-        elif isinstance(call, Mechanism) and (call.library == "pydp" or call.law is None):
-            budget, problem = declared_step(k, call, replayed[k])
-        else:
-            continue
-        budgets += [budget] if budget is not None else []
-        problems += [problem] if problem is not None else []
-    return budgets, problems
-
-
-#: diffprivlib mechanisms whose privacy loss scales linearly with the input's shift (post-processings of Laplace or
-#: geometric noise): a shift below the declared sensitivity spends that share of the declared ε.
-LINEAR = (
-    "LaplaceTruncated",
-    "LaplaceBoundedDomain",
-    "LaplaceFolded",
-    "LaplaceBoundedNoise",
-    "GeometricTruncated",
-    "GeometricFolded",
-    "Geometric",
-    "Staircase",
-)
-
-
-def declared_step(k: int, call: Mechanism, other: Event) -> tuple[step_laws.Step | None, Unaccounted | None]:
-    """A diffprivlib mechanism without an exact law here, or a PyDP mechanism: its declared (ε, δ) where the input
-    moved by at most the declared sensitivity (a share of ε for diffprivlib's Laplace and geometric variants), else a
-    problem to report.  The move
-    is the input's L1 distance, or for a selecting mechanism (``Exponential``, ``PermuteAndFlip``: its input the
-    utility of each candidate) the largest move of one candidate's utility, as its sensitivity is defined (McSherry
-    & Talwar 2007; a ``monotonic`` one's utilities all moving one way), its candidates and base measure unmoved."""
-    epsilon, delta, sensitivity = (call.declared.get(key) for key in ("epsilon", "delta", "sensitivity"))
-    selecting = call.selecting is not None
-    try:
-        before = np.asarray(call.input, dtype=float)
-        after = np.asarray(input_of(other), dtype=float)
-        difference = np.abs(after - before) if before.shape == after.shape else np.array([math.inf])
-        shift = float(difference.max(initial=0.0) if selecting else difference.sum())
-    except (TypeError, ValueError):
-        return None, Unaccounted(k, call.name, "its input cannot be compared")
-    problem = _selection_moved(k, call, other, before, after) if selecting else None
-    if problem is not None:
-        return None, problem
-    if shift == 0 or np.isnan(shift) and np.array_equal(before, after, equal_nan=True):
-        return None, None
-    if not math.isfinite(shift):  # an input turned NaN or infinite: beyond any declared sensitivity
-        return None, Unaccounted(k, call.name, f"its input moved to or from a non-finite value ({shift:.6g})", 1.0)
-    if epsilon is None or sensitivity is None:
-        return None, Unaccounted(k, call.name, f"its input moved ({shift:.6g}) and its budget is not declared")
-    # the input's move in rationals (L1, or a selection's largest): compared with no margin
-    moved = exact_largest(before, after) if selecting else exact_distance(before, after)
-    if moved > Fraction(float(sensitivity)):
-        shown, declared = f"{shift:.6g}", f"{float(sensitivity):.6g}"
-        if shown == declared:  # above by less than the display shows (a float sum's rounding): the excess itself
-            shown = f"{declared} + {float(moved - Fraction(float(sensitivity))):.3g}"
-        why = f"its input moved by {shown} > its declared sensitivity {declared}"
-        excess = float(moved - Fraction(float(sensitivity)))
-        return None, Unaccounted(k, call.name, why, excess / (1.0 + excess))
-    linear = call.mechanism in LINEAR and sensitivity
-    share = moved / Fraction(float(sensitivity)) if linear else Fraction(1)
-    spent = Fraction(float(epsilon)) * share
-    porous = call.library == "diffprivlib" and call.mechanism in DIFFPRIVLIB_FLOAT
-    step = step_laws.Declared(
-        call=k, label=call.name, epsilon=float(spent), delta=float(delta or 0.0), porous=porous, within=(spent, spent)
-    )
-    return step, None
-
-
-def _selection_moved(
-    k: int, call: Mechanism, other: Event, before: np.ndarray, after: np.ndarray
-) -> Unaccounted | None:
-    """A selecting mechanism whose candidates or base measure moved, or whose monotonic utilities moved both ways:
-    its declared budget does not cover the pair (a problem to report), else None."""
-    was = call.selecting or {}
-    now = (other.selecting if isinstance(other, Mechanism) else None) or {}
-    for key in ("candidates", "measure"):
-        if not _equal(was.get(key), now.get(key)):
-            return Unaccounted(k, call.name, f"its {key} moved with the data")
-    if was.get("monotonic") and before.shape == after.shape and (after > before).any() and (after < before).any():
-        return Unaccounted(k, call.name, "its monotonic utilities moved both ways")
-    return None
-
-
-def _equal(a: Any, b: Any) -> bool:
-    """Two candidate lists or base measures the same (None as None; numbers bitwise, NaN as NaN)."""
-    if a is None or b is None:
-        return a is b
-    try:
-        return bool(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True))
-    except TypeError:
-        return bool(np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object)))
-
-
-def exact_largest(before: np.ndarray, after: np.ndarray) -> Fraction:
-    """max |after − before| of two float arrays of one shape, in rationals."""
-    pairs = zip(after.ravel().tolist(), before.ravel().tolist())
-    return max((abs(Fraction(a) - Fraction(b)) for a, b in pairs), default=Fraction(0))
-
-
-def exact_distance(before: np.ndarray, after: np.ndarray) -> Fraction:
-    """Σ|after − before| of two float arrays of one shape, in rationals (each double an exact rational)."""
-    return sum(
-        (abs(Fraction(a) - Fraction(b)) for a, b in zip(after.ravel().tolist(), before.ravel().tolist())), Fraction(0)
-    )
 
 
 def _up(x: Fraction) -> float:
@@ -154,11 +30,13 @@ def _up(x: Fraction) -> float:
     return value if Fraction(value) >= x else math.nextafter(value, math.inf)
 
 
-def opendp_map_step(k: int, call: Compiled, other: Event) -> tuple[step_laws.Step | None, Unaccounted | None]:
+def map_step(k: int, call: LibraryCall, other: Event) -> Stepped:
     """An OpenDP measurement: its privacy map at the distance its argument moved (absolute, L1 or L2, by its input
     metric), where its output measure is pure DP (MaxDivergence); else a problem to report.  The map is OpenDP's
     proven bound, an upper step only (its measurement's δ(ε) may be far below it: a refutation needs
-    :func:`opendp_law_step`)."""
+    :func:`law_step`; a compositor's own call is none: the measurements asked of it are calls of their own)."""
+    if not isinstance(call, Compiled) or call.interactive:
+        return None, None
     label = f"opendp.Measurement ({call.parameters['input_metric']})"
     counted = dataset_distance(call.input, input_of(other), call.parameters["input_metric"])
     if counted is not None:
@@ -185,7 +63,7 @@ def opendp_map_step(k: int, call: Compiled, other: Event) -> tuple[step_laws.Ste
     return _mapped(k, label, call, _typed(distance, metric))
 
 
-def _mapped(k: int, label: str, call: Compiled, distance: float) -> tuple[step_laws.Step | None, Unaccounted | None]:
+def _mapped(k: int, label: str, call: Compiled, distance: float) -> Stepped:
     """The step of OpenDP measurement ``call`` whose argument moved by ``distance`` (> 0): its privacy map there."""
     if distance == 0:
         return None, None
@@ -242,7 +120,7 @@ def _typed(distance: float, metric: str) -> float | int:
     return math.ceil(distance) if integer else distance
 
 
-def opendp_law_step(k: int, index: int, call: Any, shift: float, error: float = 0.0) -> step_laws.Step | None:
+def law_step(k: int, index: int, call: Event, shift: float, error: float = 0.0) -> step_laws.Step | None:
     """The lower step of element ``index`` of OpenDP measurement ``call`` (call ``k``), whose noise the release
     carries and which moved by ``shift`` (read off the release, as a location family's is): its recorded law at
     μ = |shift|/scale, the same step as numpy's ``laplace``/``normal`` -- a bound from below on the measurement's δ(ε),

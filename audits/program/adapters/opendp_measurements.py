@@ -1,0 +1,218 @@
+"""OpenDP's measurements as the audit reads them: each call of a measurement recorded as one event, replayed.
+
+``Measurement.__call__`` and ``invoke`` record the argument, the output and the measurement's metric, measure and
+privacy map; a replay returns ``arg′ + (output − arg)`` for a numeric output of the argument's shape (an additive
+measurement: :func:`.base.replayed_sum`), else the recorded output.  A measurement made by a constructor of
+:data:`LAWS` also records its noise law (:func:`noise_law`; its scale is then a parameter compared on replay).  A chain
+``t >> m`` is recorded as ``m`` applied to ``t``'s output (:mod:`.opendp_chains`); a Polars release is collected once
+(:mod:`.opendp_frames`).  Its steps: :mod:`.opendp_steps`.
+
+An interactive measurement (a compositor: ``make_sequential_composition``, ``Context.compositor``) returns a
+queryable, which draws nothing itself: each measurement asked of it is recorded as that measurement applied to the
+compositor's argument, its answer the queryable's (which charges the budget), and on a replay the compositor is
+made again on the replay's argument (a queryable answers each query once: the recorded one would refuse).  The
+compositor's own call is then no step of the composition (:func:`.opendp_steps.map_step`): its queries are.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from pdp_audit.audits.program.adapters import opendp_chains, opendp_frames, opendp_steps
+from pdp_audit.audits.program.adapters.base import Adapter, Hooks, Sources, additive, replayed_sum
+from pdp_audit.audits.program.events import Compiled
+from pdp_audit.audits.program.recorder import Tape, copied, program_line
+
+#: OpenDP constructors whose noise law is read from their arguments (``opendp.measurements``; its ``then_*`` partial
+#: forms call them by their module name, so a chain built inside the session goes through them too): the law of the
+#: noise each adds to its argument, coordinate by coordinate.
+LAWS = {"make_laplace": "laplace", "make_geometric": "laplace", "make_gaussian": "gaussian"}
+#: The name an OpenDP measurement's call is recorded under.
+NAME = "opendp.Measurement"
+
+
+def install(hooks: Hooks) -> None:
+    """``Measurement.__call__``/``invoke``, the queryables' ways to ask a query, the constructors of :data:`LAWS`
+    and ``make_chain_mt`` replaced for the session (module notes)."""
+    from opendp.mod import Measurement
+
+    measurements = _Measurements(hooks.sources, vars(Measurement)["__call__"])
+
+    def recorded(measurement: Any, whole: Any) -> Any:  # a function: a class's attribute binds to the measurement
+        return measurements.recorded(measurement, whole)
+
+    for name in ("__call__", "invoke"):
+        if name in vars(Measurement):
+            hooks.replace(Measurement, name, recorded)
+    for owner, name, original in _queryable_methods():
+        hooks.replace(owner, name, measurements.query(original))
+    try:
+        from opendp import measurements as constructors
+    except ImportError:  # OpenDP before 0.6: ``opendp.meas``, whose constructors have other names and laws
+        constructors = None
+    for name in LAWS:
+        if constructors is not None and hasattr(constructors, name):
+            hooks.replace(constructors, name, measurements.constructor(name, getattr(constructors, name)))
+    opendp_chains.install(hooks.replace, measurements.chains)
+
+
+class _Measurements:
+    """The session's OpenDP calls: the laws of the measurements made in it, the chains' parts, and the queryables
+    its compositors returned (each with the compositor's argument)."""
+
+    def __init__(self, sources: Sources, call: Callable):
+        self.sources, self.call = sources, call
+        self.laws, self.asked, self.chains = opendp_chains.Noted(), opendp_chains.Noted(), opendp_chains.Noted()
+
+    def recorded(self, measurement: Any, whole: Any, answer: Callable[[], Any] | None = None) -> Any:
+        """A measurement's call on ``whole`` (``answer``: a queryable's, which asks it), recorded or replayed."""
+        tape = self.sources.tape()
+        if tape is None or tape.depth:
+            return self.call(measurement, whole)
+        measured, arg = measurement, whole
+        parts = self.chains.get(measurement)
+        if parts is not None:  # a chain m ∘ t: recorded as m applied to t's output (:mod:`.opendp_chains`)
+            with tape.inside():
+                measured, arg = parts.measurement, parts.transformation(whole)
+        parameters = {name: _named(measured, name) for name in ("input_metric", "output_measure")}
+        law = self.laws.get(measured)
+        if law is not None:
+            parameters["scale"] = law["scale"]
+        event = Compiled(NAME, parameters, (), None, input=copied(arg), measurement=measured)
+        if tape.recording:
+            return self._recording(tape, event, lambda: answer() if answer else self.call(measurement, whole), whole)
+        before = tape.next_call(event)
+        if before.interactive:
+            with tape.inside():
+                return self._interactive(self.call(measurement, whole), whole)
+        if before.once:
+            return opendp_frames.handed(before.noise)
+        return before.noise if before.law != "library" else replayed_sum(tape, before, arg, before.input)
+
+    def _recording(self, tape: Tape, asked: Compiled, call: Callable[[], Any], whole: Any) -> Any:
+        """The call made on the recording run (on ``whole``), its event joining the record: a Polars frame collected
+        ``once``; an ``interactive`` measurement's queryable; an additive one's noise ``output − arg``, shifted by a
+        probe like a location family's, with its constructor's law; else its output."""
+        with tape.inside():
+            output = call()
+            frame = opendp_frames.collected(output)
+        line = program_line()
+        if frame is not None:
+            tape.recorded.append(dataclasses.replace(asked, noise=frame, once=True, line=line))
+            return opendp_frames.handed(frame)  # the program gets a handle over the frame
+        if _queryable(output):
+            tape.recorded.append(dataclasses.replace(asked, noise=output, interactive=True, line=line))
+            return self._interactive(output, whole)
+        noise = _additive(asked.input, output)
+        law = self.laws.get(asked.measurement)
+        drawn = {"noise": output} if noise is None else {**additive(noise, output), "noise_law": law, "output": output}
+        tape.recorded.append(dataclasses.replace(asked, line=line, **drawn))
+        return output
+
+    def _interactive(self, queryable: Any, whole: Any) -> Any:
+        self.asked.note(queryable, whole)
+        return queryable
+
+    def query(self, original: Callable) -> Callable:
+        """A queryable's ``original`` way to ask a query: a measurement asked of a compositor of the session is
+        recorded as applied to the compositor's argument."""
+        from opendp.mod import Measurement
+
+        def answered(queryable: Any, measurement: Any) -> Any:
+            whole = self.asked.get(queryable)
+            if whole is None or not isinstance(measurement, Measurement):
+                return original(queryable, measurement)
+            return self.recorded(measurement, whole, lambda: original(queryable, measurement))
+
+        answered.__name__, answered.__doc__ = original.__name__, original.__doc__
+        return answered
+
+    def constructor(self, name: str, original: Callable) -> Callable:
+        """OpenDP's constructor ``name``, noting the law of each measurement it makes (:func:`noise_law`)."""
+
+        def made(*args: Any, **kwargs: Any) -> Any:
+            measurement = original(*args, **kwargs)
+            law = noise_law(name, measurement, original, args, kwargs)
+            if law is not None:
+                self.laws.note(measurement, law)
+            return measurement
+
+        made.__name__, made.__doc__ = original.__name__, original.__doc__
+        return made
+
+
+def _queryable_methods() -> list[tuple[type, str, Callable]]:
+    """OpenDP's public ways to ask a queryable a query: ``Queryable.__call__``, ``OdometerQueryable.__call__`` and
+    ``invoke`` (each calls OpenDP's evaluation itself), as (class, name, function)."""
+    import opendp.mod as mod
+
+    found = []
+    for class_name in ("Queryable", "OdometerQueryable"):
+        owner = getattr(mod, class_name, None)
+        for name in ("__call__", "invoke"):
+            if isinstance(owner, type) and name in vars(owner):
+                found.append((owner, name, vars(owner)[name]))
+    return found
+
+
+def _queryable(output: Any) -> bool:
+    """Whether a measurement's output is an OpenDP queryable (an interactive measurement's)."""
+    import opendp.mod as mod
+
+    kinds = tuple(k for k in (getattr(mod, "Queryable", None), getattr(mod, "OdometerQueryable", None)) if k)
+    return isinstance(output, kinds)
+
+
+def _named(measurement: Any, name: str) -> str:
+    """OpenDP's name of ``measurement``'s ``input_metric`` or ``output_measure``; "unknown" where OpenDP (before
+    0.7) gives a measurement neither -- its map is then not read, and its steps stay unaccounted."""
+    return str(getattr(measurement, name, "unknown"))
+
+
+def noise_law(name: str, measurement: Any, original: Callable, args: tuple, kwargs: dict) -> dict | None:
+    """The noise law of a measurement made by OpenDP's constructor ``name`` (its documented arguments): ``law``,
+    ``scale`` and the constructor's name; None where it is not read here.  OpenDP samples every one of them exactly
+    on a grid of 2^k (its docs: "Internally, all sampling is done using the discrete Laplace distribution"; k
+    "defaults to the smallest granularity", where every double is on the grid): Laplace and geometric noise is
+    the discrete Laplace law of scale ``scale``, Gaussian the discrete Gaussian of σ = ``scale``.  Read only at the
+    default k, with no ``bounds`` (the geometric's truncated sampler), for an absolute, L1 (Laplace) or L2
+    (Gaussian) input metric, and for the Gaussian over floats only (its grid then fine beside σ; an integer
+    Gaussian's grid is not)."""
+    try:
+        bound = inspect.signature(original).bind(*args, **kwargs)
+    except TypeError:
+        return None
+    given = bound.arguments
+    if given.get("k") is not None or given.get("bounds") is not None:
+        return None
+    try:
+        scale = float(given["scale"])
+        metric, carrier = str(measurement.input_metric), str(measurement.input_domain.carrier_type)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    law = LAWS[name]
+    floating = "f64" in carrier or "f32" in carrier
+    metrics = ("AbsoluteDistance", "L1Distance") if law == "laplace" else ("AbsoluteDistance", "L2Distance")
+    if not (scale > 0 and math.isfinite(scale)) or not metric.startswith(metrics):
+        return None
+    if law == "gaussian" and not floating:
+        return None
+    grid = (2.0**-1074 if "f64" in carrier else 2.0**-149) if floating else 1.0  # the smallest granularity
+    return {"law": law, "scale": scale, "constructor": name, "grid": grid}
+
+
+def _additive(arg: Any, output: Any) -> np.ndarray | None:
+    """``output − arg`` where both are numbers of one shape (a measurement that adds noise), else None."""
+    try:
+        old, out = np.asarray(arg, dtype=float), np.asarray(output, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return out - old if old.shape == out.shape else None
+
+
+ADAPTER = Adapter("opendp", install, upper_step=opendp_steps.map_step, lower_step=opendp_steps.law_step)
