@@ -27,6 +27,25 @@ def pytest_configure(config):
         compile_the_package()
         keep_matplotlibs_font_cache()
         keep_idle_threads_from_spinning()
+        seed_the_workers_hashes(config)
+    elif os.environ.pop(SEEDED_WORKERS, None):  # a worker: its own hashes seeded, what it starts as before
+        os.environ.pop("PYTHONHASHSEED", None)
+
+
+#: Set beside the workers' ``PYTHONHASHSEED`` where :func:`seed_the_workers_hashes` set it (the workers then unset both)
+SEEDED_WORKERS = "PDP_AUDIT_TESTS_SEEDED_WORKERS"
+
+
+def seed_the_workers_hashes(config):
+    """Start xdist's workers with the hash seed a ``program`` command's audit starts with (0, where the caller set
+    none: :func:`pdp_audit.audits.program.fresh_process.audit_environment`), so that a marked test's program commands
+    run in the worker itself (tests/in_process.py: ``started_with``) instead of a child that imports 1.6 CPU s before
+    its audit starts.  Each worker unsets it again at its start: the commands, pytester sessions and programs a test
+    starts get a random seed as before (a test that two processes give the same bytes still sees two seeds).  A seed
+    set by the caller is kept, and reaches everything as before."""
+    if getattr(config.option, "numprocesses", None) and "PYTHONHASHSEED" not in os.environ:
+        os.environ["PYTHONHASHSEED"] = "0"
+        os.environ[SEEDED_WORKERS] = "1"
 
 
 def keep_idle_threads_from_spinning():

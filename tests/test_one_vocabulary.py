@@ -19,6 +19,9 @@ from pdp_audit.cli.main import main
 from pdp_audit.pytest_session import AuditSession
 from pdp_audit.reports.verdict_words import CLAIM_WORDS, WORDS
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 #: Every verdict word the suite printed before issue 86, in any place: none may be printed now.
 OLD_WORDS = re.compile(r"\b(PASS|FAIL|INCONCLUSIVE|NOT DECIDED|NOT CERTIFIED|NOT A CERTIFICATE|NO CLAIM TESTED)\b")
 EXIT = {"pass": 0, "fail": 1, "inconclusive": 3}

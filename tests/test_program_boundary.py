@@ -99,6 +99,7 @@ def raises(data, rng):
 """
 
 
+@pytest.mark.commands_in_process  # a raise is no boundary crossing: the hard exits are the tests below
 def test_the_command_says_it_in_one_line_with_exit_2(tmp_path, monkeypatch, capsys):
     (tmp_path / "faulty_stats.py").write_text(PROGRAM, encoding="utf-8")
     (tmp_path / "people.csv").write_text("value\n0.1\n0.5\n0.9\n", encoding="utf-8")

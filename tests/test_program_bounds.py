@@ -20,6 +20,9 @@ from pdp_audit.audits.program.neighbours import candidate_records
 from pdp_audit.cli import main as cli
 from pdp_audit.sweeps.spec import parse_spec
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 pytest_plugins = ["pytester"]
 
 AGE, INCOME, SAVINGS = (0, 120), (0, 200_000), (0, 100_000)

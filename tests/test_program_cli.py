@@ -12,6 +12,9 @@ import pytest
 
 from pdp_audit.cli import main as cli
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 PROGRAM = """
 import numpy as np
 

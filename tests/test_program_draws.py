@@ -25,6 +25,9 @@ from pdp_audit.audits.program.findings import Conditioned
 from pdp_audit.cli import main as cli
 from pdp_audit.verify.inputs.validation import InputError
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 DATA = pd.read_csv(EXAMPLES / "program-values.csv")
 

@@ -29,6 +29,9 @@ import pdp_audit
 from pdp_audit.audits.program import audit_hooks, trace
 from pdp_audit.cli import main as cli
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 DATA = np.array([0.1, 0.5, 0.9, 0.3, 0.7])
 
 

@@ -23,6 +23,9 @@ from pdp_audit.audits.program import trace
 from pdp_audit.cli import main as cli
 from pdp_audit.verify.inputs.release_codec import UnencodableRelease
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 VALUES = np.array([0, 1, 2, 3, 5, 6, 7, 8]) / 8  # dyadic: exact sums, the honest twin certified at exactly ε
 OPTIONS = {"bounds": (0, 1), "trials": 2000, "seed": 0, "alpha": 1e-6, "law": "ideal"}
 

@@ -20,6 +20,9 @@ from pdp_audit.cli import main as cli
 from pdp_audit.reports.json_report import check_to_dict, clean
 from pdp_audit.sweeps.spec import SpecError, load_spec, parse_spec
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 #: A program that leaves a mark when it runs: a refused input must refuse before it.
 MARKING = """
 from pathlib import Path

@@ -37,6 +37,10 @@ from pdp_audit.cli import main as cli
 from pdp_audit.verify.core.float_rules import user_float_rules
 from pdp_audit.verify.inputs.validation import InputError
 
+# the commands' work in this process: these tests are of the replays, not of the process boundary
+# (tests/in_process.py); the pool workers' test starts a process of its own
+pytestmark = pytest.mark.commands_in_process
+
 #: The clipped sum every program releases (sensitivity 1 under add-remove): DP at ε = 1 with Laplace noise of scale 1.
 CLIPPED = 'np.clip(np.nan_to_num(data["value"].to_numpy(dtype=float), nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)'
 

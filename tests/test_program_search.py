@@ -23,6 +23,9 @@ from pdp_audit.audits.program.findings import criterion
 from pdp_audit.verify.core.candidate_search import Parameter, maximise
 from pdp_audit.verify.inputs.validation import InputError
 
+# the commands' work in this process: these tests are not of the process boundary (tests/in_process.py)
+pytestmark = pytest.mark.commands_in_process
+
 ALPHA = 1e-6
 TRIALS = 20_000
 

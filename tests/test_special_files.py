@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import pdp_audit.examples
+from pdp_audit.cli.main import main
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 
@@ -84,18 +85,30 @@ def folder(tmp_path_factory):
     return here
 
 
+def _with_report_none(argv: list[str]) -> list[str]:
+    return [*argv, *(["--report", "none"] if argv[0] in {"run", "certify", "canaries", "program", "blackbox"} else [])]
+
+
 @pytest.mark.tier2(cases=("report fifo.sqlite fifo.sqlite",))
+@pytest.mark.commands_in_process
+@pytest.mark.timeout(120)  # a command that opens the FIFO blocks for ever: pytest-timeout ends it, with its stack
 @pytest.mark.parametrize(("argv", "fifo"), CASES, ids=[" ".join(c[0][:2]) + f" {c[1]}" for c in CASES])
-def test_a_fifo_is_refused_in_one_line_naming_it(folder, argv, fifo):
+def test_a_fifo_is_refused_in_one_line_naming_it(folder, argv, fifo, monkeypatch, capsys):
+    """Each command in this process (tests/in_process.py: the refusal is not about the process boundary; a fresh
+    Python a case cost 0.85 CPU s); :func:`test_a_fifo_is_refused_by_the_command_as_a_user_runs_it` is the case
+    run as a user runs it."""
+    monkeypatch.chdir(folder)
+    assert main(_with_report_none(argv)) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and fifo in err and "not a regular file" in err
+
+
+def test_a_fifo_is_refused_by_the_command_as_a_user_runs_it(folder):
+    """The case that hung (``pdp-audit program --data fifo.csv``) as a user runs it: a command in a fresh Python."""
+    argv, fifo = next(case for case in CASES if case[0][0] == "program" and case[1] == "fifo.csv")
     env = {**os.environ, "MPLBACKEND": "Agg"}
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pdp_audit.cli",
-            *argv,
-            *(["--report", "none"] if argv[0] in {"run", "certify", "canaries", "program", "blackbox"} else []),
-        ],
+        [sys.executable, "-m", "pdp_audit.cli", *_with_report_none(argv)],
         cwd=folder,
         capture_output=True,
         text=True,

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import ndtr
 
 #: The tail edge's search: points per tail, out to this many scales beyond the farther first edge (Laplace tails at
 #: 700 scales are below the smallest double; a Gaussian's at 38).
@@ -45,6 +44,10 @@ def tail_edges(
 
 def side_masses(law: str, scale: float, x: np.ndarray) -> np.ndarray:
     """P[η > x] under the law, for each x (symmetric: for the lower tail, called with −e); a prediction only."""
+    # deferred: scipy.special costs more than half a CPU second of imports, and the fresh process that replays D's
+    # record (:mod:`.fresh_process`) imports this module but never predicts a tail
+    from scipy.special import ndtr
+
     z = np.abs(x) / scale
     upper = 0.5 * np.exp(-z) if law == "laplace" else ndtr(-z)
     return np.where(x >= 0, upper, 1.0 - upper)
