@@ -47,7 +47,6 @@ from functools import cached_property
 from typing import Callable, Hashable
 
 import numpy as np
-from scipy import fft, optimize
 
 from pdp_audit.mechanisms.rounding import UNIT_ROUNDOFF, gamma
 
@@ -147,6 +146,8 @@ def _edge(law: LossLaw, upper: bool) -> float:
     step = 1.0
     while law.cdf(np.array([sign * step]), upper=upper)[0] > TAIL_MASS:
         step *= 2.0
+    from scipy import optimize  # deferred: a fresh process replaying a record imports this module, never its solvers
+
     return float(optimize.brentq(lambda w: float(law.cdf(np.array([w]), upper=upper)[0]) - TAIL_MASS, 0.0, sign * step))
 
 
@@ -218,6 +219,8 @@ def full_convolution(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     most of the program audit's start-up)."""
     if x.size == 1 or y.size == 1:
         return x * y
+    from scipy import fft  # deferred: a fresh process replaying a record imports this module, never its solvers
+
     size = x.size + y.size - 1
     padded = fft.next_fast_len(size, real=True)
     return fft.irfft(fft.rfft(x, padded) * fft.rfft(y, padded), padded)[:size]
@@ -242,6 +245,8 @@ def fft_roundoff(x: np.ndarray, y: np.ndarray) -> float:
     u = UNIT_ROUNDOFF
     if x.size == 1 or y.size == 1:
         return u * (1 + 1e-3) ** 2
+    from scipy import fft  # deferred: a fresh process replaying a record imports this module, never its solvers
+
     kept = x.size + y.size - 1
     n = fft.next_fast_len(kept, real=True)
     stages = math.ceil(math.log2(n))
@@ -367,6 +372,8 @@ def _crossing(profile: Callable[[float], float], delta: float, upper: bool) -> f
         if high >= CROSSING_LIMIT:
             return math.inf if upper else high
         high *= 2.0
+    from scipy import optimize  # deferred: a fresh process replaying a record imports this module, never its solvers
+
     return float(optimize.brentq(lambda e: profile(e) - delta, 0.0, high, xtol=1e-9))
 
 

@@ -56,7 +56,9 @@ def test_examples_quiet_writes_the_files_and_prints_nothing(tmp_path, capsys):
 
 def test_a_long_note_is_wrapped_between_words_never_cut():
     words = [f"word{k:03d}" for k in range(120)] + ["the-last-word-of-the-note"]
-    check = SimpleNamespace(id="program-composition", verdict="inconclusive", pvalue=None, note=" ".join(words))
+    check = SimpleNamespace(
+        id="program-composition", verdict="inconclusive", pvalue=None, note=" ".join(words), details={}
+    )
     run = SimpleNamespace(
         parameters={"epsilon": 1.0, "delta": 0.0, "neighbours": "add-remove"}, verdict="inconclusive", checks=[check]
     )

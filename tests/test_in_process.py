@@ -58,7 +58,10 @@ def test_only_a_hash_seed_this_process_started_with_runs_here():
 
 @pytest.mark.skipif("PYTEST_XDIST_WORKER" not in os.environ, reason="an xdist worker's start (tests/conftest.py)")
 @pytest.mark.skipif(os.environ.get("PYTHONHASHSEED", "0") != "0", reason="the caller's own hash seed is kept")
-def test_the_workers_run_program_commands_here_and_their_children_get_random_seeds():
+def test_the_workers_run_program_commands_here_and_their_children_get_random_seeds(monkeypatch):
+    # the worker unset the seed at its start; a library may have set one since (dask's multiprocessing scheduler
+    # writes PYTHONHASHSEED=6640 into its process's environment)
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
     assert sys.flags.hash_randomization == 0  # this worker's hashes: seeded 0
     assert in_process.started_with(audit_environment())
     probe = "import sys; print(sys.flags.hash_randomization)"

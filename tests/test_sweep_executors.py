@@ -139,6 +139,24 @@ def test_a_local_cluster_spawned_here_matches_serial_bitwise(serial, tmp_path):
         executor.close()
 
 
+def test_a_local_cluster_leaves_the_callers_environment_as_it_was(monkeypatch):
+    """distributed's nannies write their pre-spawn variables into this process's environment before each worker is
+    spawned (``PYTHONHASHSEED`` = 6640 where it was unset or 0): a sweep or a black box on ``--dask-local`` left them
+    in the caller's process (and a program audit after it read its hash seed from there)."""
+    pytest.importorskip("distributed")
+    import os
+
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "12345")
+    executor = DaskExecutor(local_workers=1)
+    try:
+        assert "PYTHONHASHSEED" not in os.environ
+        assert os.environ["MALLOC_TRIM_THRESHOLD_"] == "12345"
+    finally:
+        executor.close()
+    assert "PYTHONHASHSEED" not in os.environ and os.environ["MALLOC_TRIM_THRESHOLD_"] == "12345"
+
+
 def _worker_state(modules):
     """On a worker: whether ``modules`` are imported, and its BLAS libraries' thread counts."""
     import sys

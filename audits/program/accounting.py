@@ -26,10 +26,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from pdp_audit.audits.program import gaussian_bounds
-from pdp_audit.audits.program.choice_delta import choices_delta_bounds
 from pdp_audit.audits.program.step_laws import MU_CAP, Declared, Discrete, Gaussian, Laplace, Step
-from pdp_audit.mechanisms.laplace_queries import two_coordinate_delta_bounds
 from pdp_audit.mechanisms.pld_composition import composed_profile_of
 
 #: The grid composition's Hoeffding shift in ε (bounds are valid at every value; this sets their gap).
@@ -380,6 +377,7 @@ def _laplace(steps: list[Laplace], pure: float, budget: Fraction) -> Composed:
     ``budget``.  Before, the grid: ~0.1 s a pair where μ is large (its grid spans ±μ), with a round-off not proven.
     *Sound for*: intervals that contain the exact μ (δ(ε) grows with each μ: :func:`_at`), to the accuracy of
     mpmath's interval exp at 256 bits, rounded outward; a top not proven (unbounded): ``high`` = 1."""
+    from pdp_audit.mechanisms.laplace_queries import two_coordinate_delta_bounds  # deferred: loads mpmath
     ends = [step.rational() or (Fraction(0), None) for step in steps]
     padding = [Fraction(0)] * (2 - len(steps))
     low = two_coordinate_delta_bounds(budget, *[end[0] for end in ends], *padding)[0]
@@ -395,6 +393,7 @@ def _choices(steps: list[Step], pure: float, budget: Fraction) -> Composed | Non
     the grid: 0.1-0.4 s a pair, with a round-off not proven.  *Sound for*: the choices' masses as they are held
     (:meth:`Discrete.masses`) and an interval that contains the exact μ, to the accuracy of mpmath's interval log and
     exp at 256 bits, rounded outward."""
+    from pdp_audit.audits.program.choice_delta import choices_delta_bounds  # deferred: loads mpmath
     choices = [s for s in steps if isinstance(s, Discrete)]
     laplaces = [s for s in steps if isinstance(s, Laplace)]
     if not choices or len(laplaces) > 1 or len(choices) + len(laplaces) < len(steps):
@@ -416,6 +415,7 @@ def _gaussian(steps: list[Gaussian], pure: float, epsilon: float) -> Composed:
     from a 256-bit evaluation with its error bound (:mod:`.gaussian_bounds`).  *Sound for*: steps whose
     :attr:`Step.within` (or float μ, where none) contains their exact μ, ``epsilon`` the exact ε of the bound
     (the upper holds at any ε at least it), to the accuracy of mpmath's exp and normal CDF at 256 bits."""
+    from pdp_audit.audits.program import gaussian_bounds  # deferred: loads mpmath
     bottom, top = gaussian_bounds.composed_ends(s.within or (Fraction(s.mu), Fraction(s.mu)) for s in steps)
     low = gaussian_bounds.delta_bounds(bottom, epsilon)[0]
     high = gaussian_bounds.delta_bounds(top, epsilon)[1]

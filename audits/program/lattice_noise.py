@@ -29,14 +29,16 @@ that is not a whole number puts Z + d off the lattice: its support is disjoint f
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
-from pdp_audit.audits.program import step_laws
 from pdp_audit.audits.program.events import Event, Located
 from pdp_audit.mechanisms import numpy_samplers
 from pdp_audit.verify.inputs import release_codec
+
+if TYPE_CHECKING:  # the steps' module loads scipy: deferred, the fresh process's replay reads the pairing alone
+    from pdp_audit.audits.program import step_laws
 
 #: The law of one ``geometric`` draw as numpy's search draws it (alone: a one-sided law).
 GEOMETRIC = "numpy-geometric"
@@ -110,6 +112,8 @@ def step(calls: Sequence[Event], element: Any, shift: float, label: str) -> step
         q = tuple(law.mass(k - d) for k in values)
         if law.never:
             p, q = p + (Fraction(law.never, law.denominator),), q + (Fraction(law.never, law.denominator),)
+    from pdp_audit.audits.program import step_laws  # deferred: loads scipy (module imports)
+
     return step_laws.Discrete(
         call=element.call,
         label=label,

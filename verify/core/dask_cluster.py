@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 import warnings
+import weakref
 from collections import deque
 from typing import Any, Iterator
 
@@ -123,6 +124,31 @@ QUIET_CLUSTER = {
 }
 
 
+#: The caller's values of the variables a LocalCluster's nannies write into this process's environment before they
+#: spawn a worker (distributed's ``os.environ.update(pre_spawn_env)``: its ``distributed.nanny.pre-spawn-environ``,
+#: and ``PYTHONHASHSEED``, set to 6640 where it was unset or 0), per cluster: given back once its workers have started
+#: and again when it is closed (a nanny that restarts a worker writes them again) -- the caller's environment is its
+#: own, and a later program audit in the same process reads its hash seed from it.
+_CALLERS_ENVIRON: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _nanny_environ() -> dict[str, str | None]:
+    """The caller's values (None: unset) of the variables a nanny writes before it spawns a worker."""
+    import dask.config
+
+    names = {"PYTHONHASHSEED", *(dask.config.get("distributed.nanny.pre-spawn-environ", default={}) or {})}
+    return {name: os.environ.get(name) for name in sorted(names)}
+
+
+def _given_back(saved: dict[str, str | None]) -> None:
+    """This process's environment with ``saved``'s values (:func:`_nanny_environ`) again."""
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 def connect(
     address: str | None = None,
     local_workers: int | None = None,
@@ -162,7 +188,13 @@ def connect(
         import dask
 
         with _numpy_friendly_workers(), dask.config.set(QUIET_CLUSTER):
-            cluster = distributed.LocalCluster(**options)
+            saved = _nanny_environ()
+            try:
+                cluster = distributed.LocalCluster(**options)
+            except BaseException:
+                _given_back(saved)
+                raise
+            _CALLERS_ENVIRON[cluster] = saved
     finally:
         signal.signal(signal.SIGINT, previous)
     client = distributed.Client(cluster)
@@ -171,6 +203,7 @@ def connect(
     except BaseException:
         disconnect(client, cluster)
         raise
+    _given_back(saved)
     return client, cluster, f"Dask LocalCluster ({local_workers} worker processes)"
 
 
@@ -185,6 +218,8 @@ def disconnect(client, cluster) -> None:
             cluster.close()
     finally:
         quiet.setLevel(level)
+        if cluster is not None and cluster in _CALLERS_ENVIRON:
+            _given_back(_CALLERS_ENVIRON.pop(cluster))
 
 
 def kill_local_workers(cluster) -> None:

@@ -21,7 +21,6 @@ from pdp_audit.audits.program.adapters.base import Stepped
 from pdp_audit.audits.program.adapters.declared_budgets import exact_distance
 from pdp_audit.audits.program.events import Compiled, Event, LibraryCall, input_of
 from pdp_audit.audits.program.findings import Unaccounted
-from pdp_audit.audits.program.gaussian_bounds import root_up
 
 
 def _up(x: Fraction) -> float:
@@ -57,6 +56,8 @@ def map_step(k: int, call: LibraryCall, other: Event) -> Stepped:
     elif metric.startswith(("AbsoluteDistance", "L1Distance")):  # the exact distance, rounded up: the map is monotone
         distance = _up(exact_distance(before, after))
     elif metric.startswith("L2Distance"):
+        from pdp_audit.audits.program.gaussian_bounds import root_up  # deferred: loads mpmath
+
         distance = root_up(sum((Fraction(d) ** 2 for d in difference.ravel().tolist()), Fraction(0)))
     else:
         return None, Unaccounted(k, label, "its argument moved under a metric not read here")
