@@ -189,12 +189,16 @@ def case(name, program, data, relation, strategy="named", candidates=0):
             whole = min(whole, run)
             calls.add(run[1])
             single = min(single, counted.timed(lambda: analysed(draw_sets=1)))  # the baseline: one draw set
-    print(json.dumps(_case_line(name, data, relation, budget, len(analysis.pairs), own, whole, single, calls)))
+    timings = (own, whole, single, calls)
+    print(json.dumps(_case_line((name, data, relation, budget), len(analysis.pairs), timings)))
 
 
-def _case_line(name, data, relation, budget, pairs, run, whole, single, calls):
-    """A case's JSON line (``run``: the program's own run; ``whole``, ``single``: the analysis, default and one draw
-    set, as (seconds, calls, seconds inside the calls); ``calls``: the counts seen over the repeats)."""
+def _case_line(case, pairs, timings):
+    """A case's JSON line: ``case`` = (name, data, relation, search budget); ``timings`` = (the program's own run; the
+    analysis, default and one draw set, each as (seconds, calls, seconds inside the calls); the call counts seen over
+    the repeats)."""
+    name, data, relation, budget = case
+    run, whole, single, calls = timings
     own = run * pairs  # the program's own runs, one a pair
     return {
         "benchmark": "bench_program",
