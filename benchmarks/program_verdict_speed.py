@@ -14,6 +14,9 @@ counted): one JSON line each with the audit's wall seconds, the process's CPU se
 interpreter for the "before" column (the same script; its records say which code ran):
 
     python benchmarks/program_verdict_speed.py [--cases NAME ...]
+
+Its last full run, one line a case, is kept in benchmarks/program_verdict_speed.jsonl (the commit and load in each
+line's code and ``load_1min``; written by hand from its output: ``> benchmarks/program_verdict_speed.jsonl``).
 """
 
 from __future__ import annotations

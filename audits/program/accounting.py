@@ -378,6 +378,7 @@ def _laplace(steps: list[Laplace], pure: float, budget: Fraction) -> Composed:
     *Sound for*: intervals that contain the exact μ (δ(ε) grows with each μ: :func:`_at`), to the accuracy of
     mpmath's interval exp at 256 bits, rounded outward; a top not proven (unbounded): ``high`` = 1."""
     from pdp_audit.mechanisms.laplace_queries import two_coordinate_delta_bounds  # deferred: loads mpmath
+
     ends = [step.rational() or (Fraction(0), None) for step in steps]
     padding = [Fraction(0)] * (2 - len(steps))
     low = two_coordinate_delta_bounds(budget, *[end[0] for end in ends], *padding)[0]
@@ -394,6 +395,7 @@ def _choices(steps: list[Step], pure: float, budget: Fraction) -> Composed | Non
     (:meth:`Discrete.masses`) and an interval that contains the exact μ, to the accuracy of mpmath's interval log and
     exp at 256 bits, rounded outward."""
     from pdp_audit.audits.program.choice_delta import choices_delta_bounds  # deferred: loads mpmath
+
     choices = [s for s in steps if isinstance(s, Discrete)]
     laplaces = [s for s in steps if isinstance(s, Laplace)]
     if not choices or len(laplaces) > 1 or len(choices) + len(laplaces) < len(steps):
@@ -406,7 +408,9 @@ def _choices(steps: list[Step], pure: float, budget: Fraction) -> Composed | Non
     if bounds is None:
         return None
     beside = " and a Laplace step" if laplaces else ""
-    return Composed(*bounds, pure, f"exact: {len(choices)} choice(s){beside} in closed form (256-bit intervals)")
+    # a Discrete step is a choice's law, or an integer noise's or a rounding's partition's: named for what it is
+    kind = "choice(s)" if all(c.label == "choice" for c in choices) else "discrete law(s)"
+    return Composed(*bounds, pure, f"exact: {len(choices)} {kind}{beside} in closed form (256-bit intervals)")
 
 
 def _gaussian(steps: list[Gaussian], pure: float, epsilon: float) -> Composed:
@@ -416,6 +420,7 @@ def _gaussian(steps: list[Gaussian], pure: float, epsilon: float) -> Composed:
     :attr:`Step.within` (or float μ, where none) contains their exact μ, ``epsilon`` the exact ε of the bound
     (the upper holds at any ε at least it), to the accuracy of mpmath's exp and normal CDF at 256 bits."""
     from pdp_audit.audits.program import gaussian_bounds  # deferred: loads mpmath
+
     bottom, top = gaussian_bounds.composed_ends(s.within or (Fraction(s.mu), Fraction(s.mu)) for s in steps)
     low = gaussian_bounds.delta_bounds(bottom, epsilon)[0]
     high = gaussian_bounds.delta_bounds(top, epsilon)[1]
