@@ -1,22 +1,11 @@
 """What the program audit finds on one neighbouring pair (D, D′): small frozen records, one type per kind of finding.
 
 Each record holds its witness (the call, the coordinate, the values on D and on D′; the pair and its draw set are
-the :class:`~pdp_audit.audits.program.results.PairResult`'s that holds it) and says:
-
-* ``check``: the check it belongs to -- ``structure`` (the replay with D's draws: the calls made, the coordinates
-  that move) or ``composition`` (the exact composition of the recorded primitives);
-* ``exact``: whether it refutes the claim on its own.  Two findings do: a composition of the noise the release
-  carries whose δ(ε) is above the claim's (:class:`CarriedAbove`: the release's δ(ε) is at least its composition's
-  by the data-processing inequality read backwards), and, for a pure claim, released noise of a location family whose
-  scale differs between D and D′ (:class:`Rescaled` where the release carries the rescaled call's tails, an event
-  there verified by replay on D and on D′, :mod:`.carried_events`): two Laplace (or Gaussian) laws of different
-  scales have an unbounded log-likelihood ratio in their tails -- which a clamp after the noise removes.  A
-  coefficient that moves without its call's scale (:class:`CoefficientMoved`) is not exact: a post-processing whose
-  pieces have other slopes moves a coefficient alike.  Every other finding needs the black box's confirmation on
-  fresh releases (a sparse vector diverges legitimately; a noise-free coordinate may differ with probability below
-  δ), or leaves the claim undecided (noise the audit cannot account for);
-* ``confirmable``: whether the black box can run on the pair (not where the program raises on D′);
-* ``line``: what a report shows, derived from the record.
+those of the :class:`~pdp_audit.audits.program.results.PairResult` that holds it) and says its ``check``
+(``structure``: the replay with D's draws; ``composition``: the exact composition of the recorded primitives),
+whether it is ``exact`` (refutes the claim on its own: only :class:`CarriedAbove` and, for a pure claim, a verified
+:class:`Rescaled`; every other finding needs the black box's confirmation on fresh releases, or leaves the claim
+undecided), whether it is ``confirmable`` (the program runs on D′), and its ``line`` as a report shows it.
 
 A pair's **rank** (:func:`rank`) orders the pairs for the witness and the search: the most severe kind first
 (:data:`SEVERITY`), then the finding's magnitude (a δ(ε) bound), then nothing.

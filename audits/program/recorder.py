@@ -1,11 +1,8 @@
 """Record and replay of a program's noise primitives, with no decoration by the user.
 
-A program ``program(data, rng)`` draws its randomness from ``rng``.  It is handed a :class:`RecordingGenerator` -- a
-``numpy.random.Generator`` whose public methods are wrapped -- and, while it runs, diffprivlib's mechanisms and
-OpenDP's measurements are wrapped too (:mod:`~pdp_audit.audits.program.adapters`).  Each primitive call becomes a
-frozen event (:mod:`.events`), built whole: its kind, its parameters, the value it is applied to where the call shows
-it (``loc`` of a location family, ``p`` of ``choice``, the value given to ``randomise``), the shape of its output and
-the noise it drew.
+A program ``program(data, rng)`` draws its randomness from ``rng``, a :class:`RecordingGenerator` (a
+``numpy.random.Generator`` whose public methods are wrapped); the libraries' mechanisms are wrapped too
+(:mod:`~pdp_audit.audits.program.adapters`).  Each primitive call becomes a frozen event (:mod:`.events`).
 
 **Replay** (the grey-box idea of Cebere, Erb, Desfontaines, Bellet & Fitzsimons, PETS 2026, §4, realised here
 without decorators): the program runs again, on a neighbouring dataset D′, and every primitive returns the noise
@@ -94,9 +91,7 @@ class Divergence(BaseException):
 def moved(expected: Mapping[str, Any], given: Mapping[str, Any]) -> float:
     """How far a call's numeric parameters moved, in [0, 1): m/(1 + m) for m the largest relative change |b − a|/|a|
     over the finite parameters that differ (|b| where a = 0; 0 where none is).  Not a privacy loss: an order among
-    divergences (the witness the black box confirms first is the pair whose mechanism was re-parameterised most -- a
-    truncation range or a sensitivity taken from the data moved furthest by a finite record, which shows a reviewer
-    the data-dependent parameter, where a NaN or ±inf one reads as an input-validation bug)."""
+    divergences, so that the black box confirms first the pair whose mechanism was re-parameterised most."""
     largest = 0.0
     for key, a in expected.items():
         b: Any = given.get(key)
@@ -148,11 +143,10 @@ class Tape:
     @property
     def depth(self) -> int:
         """Above 0 where a draw on this tape is not a call of its run, and is drawn as it is, unrecorded: inside a
-        wrapped library primitive (its own draws); in a copy of the process the program forked (a pool's worker:
-        the copy's tape is lost with it, and a replay's would diverge in the copy -- a ``BaseException`` that killed
-        a pool's worker, whose task the pool then awaited forever), noted to the audit's process
-        (:data:`DRAWN_ELSEWHERE`, :data:`ELSEWHERE`); on a tape whose run has ended, outside every run (a generator
-        the program kept from an earlier call, drawn in the black box's releases: :attr:`RecordingGenerator._tape`)."""
+        wrapped library primitive (its own draws); in a copy of the process the program forked (a pool's worker: a
+        replay's divergence there would kill the worker, whose task the pool then awaits forever), noted to the audit's
+        process (:data:`DRAWN_ELSEWHERE`); on a tape whose run has ended (a generator the program kept, drawn in the
+        black box's releases: :attr:`RecordingGenerator._tape`)."""
         if self._depth:
             return self._depth
         if self.pid != os.getpid():
@@ -161,9 +155,8 @@ class Tape:
         return 1 if self.closed else 0
 
     def running(self) -> _Run:
-        """The run of this tape (a context): live inside the block, closed after it, the draws a copy the run forked
-        noted (:attr:`depth`), and a read of the audited data file the run made refused (:func:`.file_reads.noted`).
-        A class, not a generator's context: one is entered per run (see :class:`_Run`)."""
+        """The run of this tape (a context, :class:`_Run`): live inside the block, closed after it, the draws a copy
+        the run forked noted (:attr:`depth`), a read of the audited data file refused (:func:`.file_reads.noted`)."""
         return _Run(self)
 
     def restart(self) -> None:
@@ -221,10 +214,9 @@ class Tape:
         self, event: Callable[..., AnEvent], shape: tuple | None, draw: Callable[[], Any], soft: tuple[str, ...] = ()
     ) -> AnEvent:
         """The event ``event(shape=…, noise=…, line=…)`` of a call whose output has ``shape`` (None: its noise's).
-        On a recording run ``draw()`` -- the primitive's own draws, no calls of the program -- is its noise, and the
-        event joins the record with the program's line that made it (``file.py:12``, where the report points a
-        reader).  On a replay the event with the recorded draw joins :attr:`replayed`, made once (a replay's calls
-        are the audit's inner loop), and the recorded event it stands for is returned (:meth:`_matched`)."""
+        On a recording run ``draw()`` (the primitive's own draws) is its noise, and the event joins the record with
+        the program's line that made it.  On a replay the event with the recorded draw joins :attr:`replayed`, and
+        the recorded event it stands for is returned (:meth:`_matched`)."""
         if self.recording:
             with self.inside():
                 noise = draw()
@@ -339,10 +331,9 @@ class WatchedPCG64(np.random.PCG64):
     bit generator, by ``jumped``, by a program saving it; written by one restoring it), ``advance`` (which can move
     the stream back), ``random_raw``, the ``capsule`` through which another generator draws from it (its
     foreign-function views are not watched: the product reads none), and the ``seed_seq`` from which the same
-    stream can be made again.  Soundness: a
-    run that noted none of them drew its stream through the recorder only, each draw once, unless it drew through
-    the bit generator's ``ctypes`` or ``cffi`` view (a gap, in the closing note).  A bit generator made
-    from this one (a copy, ``spawn``'s children) has no ``owner`` and notes nothing."""
+    stream can be made again.  Soundness: a run that noted none of them drew its stream through the recorder only,
+    each draw once, unless it drew through the bit generator's ``ctypes`` or ``cffi`` view (a gap, in the closing
+    note).  A bit generator made from this one (a copy, ``spawn``'s children) has no ``owner`` and notes nothing."""
 
     owner: Any = None
 
@@ -400,10 +391,9 @@ class RecordingGenerator(np.random.Generator):
     @property
     def _tape(self) -> Tape:
         """The tape this generator's draws go to: its run's, or, where that run has ended (a generator the program
-        kept from an earlier call, from another draw set or another audit), the run's under way -- a draw from a
-        kept generator is a draw of the run that makes it, recorded and replayed as one (before, it went to its own
-        ended replay's tape and diverged there: an internal error, exit 4).  Outside every run (the black box's
-        releases) its own ended tape: drawn as it is from its stream (:attr:`Tape.depth`)."""
+        kept from an earlier call), the run's under way -- a draw from a kept generator is a draw of the run that
+        makes it.  Outside every run (the black box's releases) its own ended tape: drawn as it is from its stream
+        (:attr:`Tape.depth`)."""
         tape = self._run_tape
         return _LIVE[-1] if tape.closed and _LIVE else tape
 

@@ -10,24 +10,17 @@ that moves with the data is affine there on both sides and its shift reads as th
 s + η at a positive draw on D and on D′, yet it has an atom at s on D and none at s on D′ = D with s + 1 (ε = ∞);
 so has a clamp at ``len(data)``, a threshold at s/2, ``abs(s + η − s0)`` with s0 from the data.
 
-**What is replayed.**  One line through the recorded draws: each element j at u_j = η_j + λ·b_j (η_j its recorded
-draw, b_j its scale; an element of scale 0 stays at its draw, one on an integer lattice -- an OpenDP measurement's
-integer output -- moves by whole numbers), λ in [−Λ, Λ], Λ where the law's mass beyond is below the smallest double
-(700 scales of a Laplace, 37 of a Gaussian: :data:`.carried_events.RANGE_REACH`; a recorded draw lies within a few
-scales of the law's centre).  Every element moves by the same number of its scales, so two noisy values compare at
-every λ as they do at the recorded draws (a branch on which of two noisy counts is larger keeps its path, where
-moving both to one point would tie them), and each sits at a draw as generic as the recorded one (no grid point
-lands on a rounding's boundary).  **On D, once per draw set** (:class:`Line`): the release on a grid of λ
-(:data:`GRID`: a quarter scale apart about the recorded draws, on both sides, doubling outward), then each place
-where a coordinate changes slope or jumps, or the release's structure or path changes -- three grid points not
-collinear (to the rounding), or two of other kinds -- located: a change at a grid point by two replays beside it,
-one between two grid points by bisection between the lines on either side, to a bracket of
+**What is replayed.**  One line through the recorded draws: element j at u_j = η_j + λ·b_j (η_j its recorded draw,
+b_j its scale; an element of scale 0 stays at its draw, one on an integer lattice moves by whole numbers), λ in
+[−Λ, Λ], Λ where the law's mass beyond is below the smallest double (:data:`.carried_events.RANGE_REACH`).  Every
+element moves by the same number of its scales, so two noisy values compare at every λ as they do at the recorded
+draws (a branch on which of two noisy counts is larger keeps its path), and each sits at a draw as generic as the
+recorded one.  **On D, once per draw set** (:class:`Line`): the release on the grid :data:`GRID`, then each place
+where a coordinate changes slope or jumps, or the release's structure or path changes, located to a bracket of
 :data:`BRACKET`·(1 + |λ|); a run of more changes (a rounding's steps) is left at the grid's points.  **On D′, per
-pair** (:func:`check`): the release at each sample λ with the noise at u(λ) − Δ̂, compared with D's at u(λ): the
-range's two ends first, then the recorded draws (λ = 0), both sides of each change and the grid's points of each
-run; the first sample that differs ends the check, a finding (:class:`Moved`).  A pair costs one replay per sample:
-three for a release affine across the range (a histogram: each bin carries its own element, every element moved in
-the same replays), seven for a clamp at two constants.
+pair** (:func:`check`): the release at each sample λ with the noise at u(λ) − Δ̂, compared with D's at u(λ); the
+first sample that differs ends the check, a finding (:class:`Moved`).  A pair costs one replay per sample: three for
+a release affine across the range, seven for a clamp at two constants.
 
 **Compared how.**  Two outcomes agree where both leave the recorded path alike (the same diverging call, the same
 fault) or where the structures are equal and every coordinate is within :func:`.replay_bounds.map_bound`: its slope
@@ -91,11 +84,10 @@ Outcome = Any
 
 @dataclass
 class Line:
-    """D's release along the line (module notes), read once per draw set on its first pair (:meth:`read`): the
-    samples a pair is checked at (``samples``, the range's ends first), D's outcome at each and, per coordinate,
-    the bound of its slope in λ beside each (``slopes``); ``reach`` Λ; per element its scale b_j (0: not moved),
-    whether it moves by whole numbers (``whole``: on a lattice) and its recorded draw ``eta``.  Filled once, on the
-    draw set's first checked pair (a cache, as :class:`.exact_shifts.Shared` is): every pair compares with it."""
+    """D's release along the line (module notes), a cache filled once per draw set on its first checked pair
+    (:meth:`read`): the samples a pair is checked at (``samples``, the range's ends first), D's outcome at each and,
+    per coordinate, the bound of its slope in λ beside each (``slopes``); ``reach`` Λ; per element its scale b_j
+    (0: not moved), whether it moves by whole numbers (``whole``: on a lattice) and its recorded draw ``eta``."""
 
     recorded: trace.Run
     found: trace.Probe
