@@ -5,9 +5,8 @@ noisy value, verified by replay on D and on D′, and their law.
 read x + η off the release: the release's δ(ε) is at least the element's step's (data processing read backwards).
 But the probe reads the release near the recorded draws only.  ``clip(mean + η, 0, 1)`` is x + η there and constant
 beyond its ends: the clamp folds the tails into point masses, and the event that decides the step's δ(ε) may lie
-where the release no longer carries η.  A Gaussian mean at (ε, δ) = (1, 1e-5) whose unclamped δ(1) is 3e-5 has,
-clamped to [0, 1], δ(1) = 0 on the same pair (its loss is at most 0.51 there).  A clamp is post-processing: what it
-removes decides nothing.  So a lower step is composed only for what is verified here.
+where the release no longer carries η (a Gaussian mean whose unclamped δ(1) is 3e-5 has, clamped to [0, 1],
+δ(1) = 0 on the same pair).  So a lower step is composed only for what is verified here.
 
 **A range** (:func:`ranges`).  For each carried element j (law F of scale b, recorded draw η₀) a range [−T, T] of
 the noise with P[|η| > T] = τ_j: the program is replayed on D and on D′ with η at −T, −T + h, T − h and T, and the
@@ -45,11 +44,7 @@ edges' brackets on each side -- a local reading, as the probe's and :mod:`.landi
 composition of the others is still a lower bound).
 
 **Cost.**  Per pair whose lower composition exceeds the claim: eight replays for every element's range, and four
-per edge (every element's n-th edge in the same four).  Only the elements whose lower step is composed are read (a
-moved one: :func:`.carried_steps.unshown`; a histogram's neighbour moves two of its 10⁵ bins), and what every
-element needs -- its coordinate, draw and scales (:func:`carriers`), its range's check at the replays
-(:func:`ranges`) -- is found in numpy, each value and comparison the float one an element's alone would be; an
-element is read one by one only where its range failed and its edges are placed (:func:`events`).
+per edge (every element's n-th edge in the same four), for the moved elements only (:func:`.carried_steps.unshown`).
 """
 
 from __future__ import annotations
@@ -115,8 +110,7 @@ def carriers(
     """The elements a coordinate carries affinely, one coordinate each (its first), where their law is Laplace or
     Gaussian, both scales (D's and D′'s) finite and both positive or both 0, and the coordinate finite on D;
     ``among``: a mask of the elements asked for (None: all).  Every element at once, in numpy: each test is the
-    float comparison, and each value the float, that one element's alone would be (a histogram of 10⁵ bins carries
-    as many elements); a :class:`Carrier` is made only for those asked."""
+    float comparison, and each value the float, that one element's alone would be."""
     n = len(found.elements)
     at = np.flatnonzero(found.carrier >= 0)
     element = found.carrier[at]
@@ -195,9 +189,8 @@ def _held(runs: list[np.ndarray | None], found: list[Carrier], on_d_side: bool) 
     """Per carrier, whether its range holds on one side (module notes) at the four ``runs`` (−T, −T + h, T − h, T):
     its coordinate strictly increasing in the coefficient's direction through them and the recorded draw (between
     −T + h and T − h), or for an infinite shift (non-finite on D′ at D's draws), finite throughout on D and
-    non-finite throughout on D′.  A run that failed (None) fails every carrier.  Every carrier at once, in numpy:
-    each difference, product and comparison is the float operation one carrier's alone would be, and NaN compares
-    False (fails), as it does in Python."""
+    non-finite throughout on D′.  A run that failed (None) fails every carrier.  Every carrier at once, in numpy,
+    as :func:`carriers` reads them; NaN compares False (fails)."""
     if any(r is None for r in runs):
         return np.zeros(len(found), dtype=bool)
     at = np.array([c.coordinate for c in found], dtype=np.int64)
@@ -285,7 +278,7 @@ def _verified(
     for k, c in enumerate(group):
         below, above = float(low_after[c.coordinate]), float(high_after[c.coordinate])
         holds = passed[k] and _past(c, below, levels[k]) is False and _past(c, above, levels[k]) is True
-        brackets = (_noise(c.draw, ends_d[k]), _noise(c.draw, ends_after[k]))
+        brackets = (landing.noise_bracket(c.draw, ends_d[k]), landing.noise_bracket(c.draw, ends_after[k]))
         out.append(brackets if holds and math.isfinite(levels[k]) else None)
     return out
 
@@ -302,8 +295,3 @@ def _past(c: Carrier, value: float, level: float) -> bool | None:
     if math.isnan(value) or math.isnan(level):
         return None
     return math.copysign(1.0, c.coefficient) * (value - level) > 0
-
-
-def _noise(draw: float, shifts: tuple[float, float]) -> tuple[float, float]:
-    """The bracket in the noise's units: what the program reads at its ends, fl(η₀ + t)."""
-    return (float(np.float64(draw) + np.float64(shifts[0])), float(np.float64(draw) + np.float64(shifts[1])))

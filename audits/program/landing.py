@@ -8,9 +8,8 @@ moves it: one with the elements whose index has bit b set shifted by a whole sca
 (2⌈log₂ n⌉ replays name j; with one element, one replay).  Shifting η_j alone by t, R_i(t) is sampled above and
 below t = 0 until it changes; the two jumps nearest 0 are bisected (:data:`BISECTIONS`) -- where R_i is flat below
 (a clamp), the first two above.  A replay that diverges during the search (a redraw loop's other path) leaves i
-unread.  The three values must be
-strictly monotone in t (``direction`` σ = ±1): else i is left as it was (noisy, not read).  Consecutive jumps are
-``width`` W apart in t: for ``round(x + a·η, k)``, W = 10^−k/|a|.
+unread.  The three values must be strictly monotone in t (``direction`` σ = ±1): else i is left as it was (noisy,
+not read).  Consecutive jumps are ``width`` W apart in t: for ``round(x + a·η, k)``, W = 10^−k/|a|.
 
 **A level and its edge.**  For R_i monotone in the noise, the event {σR_i ≤ σc} (c a release value: a
 post-processing of the release) is {η′_j ≤ e} for one edge e, η′_j = fl(η_j + t) being what the program reads (the
@@ -37,9 +36,8 @@ on D′ where it is finite on D at three shifts far apart is read as an infinite
 reads a NaN.
 
 **Cost.**  On D, per draw set: 2⌈log₂ n⌉ + at most 2(:data:`BRACKETS` + :data:`BISECTIONS`) replays, shared by all
-coordinates read (each replay shifts one element per coordinate).  Per neighbour, on D′: 2⌈log₂ n⌉ replays to name
-each landing's element there (the same test as on D: a coordinate whose element is another on D′ is not read), at
-most 4 + :data:`BISECTIONS` + 2 :data:`EDGES` more, and 2 :data:`EDGES` on D (and 4 more per tail edge).
+coordinates read.  Per neighbour: 2⌈log₂ n⌉ replays on D′ to name each landing's element there, at most
+4 + :data:`BISECTIONS` + 2 :data:`EDGES` more, and 2 :data:`EDGES` on D (and 4 more per tail edge).
 """
 
 from __future__ import annotations
@@ -324,8 +322,7 @@ def read(
     D′ with D's draws shifted, ``after`` is D′'s release at D's draws, ``scales`` each element's scale on D′;
     ``epsilon``: the claim's, where a rescaled call's tails are read (None: they are not); ``elements``: every
     noise element (where there are two or more), to name on D′ the element that moves each landing's coordinate
-    (:func:`elements_named`) -- a landing whose coordinate another element moves on D′ (noise added in an order the
-    data sets) is not read there: its bisection would cross D's level by another draw."""
+    (:func:`elements_named`): one another element moves on D′ is not read there."""
     out: dict[int, Reading] = {}
     usable = [L for L in landings if L.coordinate < after.size and 0 < scales.get(L.element, math.nan) < math.inf]
     finite = [L for L in usable if math.isfinite(float(after[L.coordinate]))]
@@ -507,8 +504,8 @@ def _planned(L: Landing, crossing: _Bracket, scale: float, epsilon: float | None
     k widths from the first, in a bracket covering the width's error k-fold, the first's bracket and :data:`SLOP`;
     where the call is rescaled and ``epsilon`` given, the tails' edges too (:func:`.tail_edges.tail_edges`)."""
     same = scale == L.scale and _identical(crossing.below, L.under) and _identical(crossing.values[-1], L.above)
-    first_after = _noise_bracket(L.draw, (crossing.lo, crossing.hi))
-    plan = _Plan(L, _noise_bracket(L.draw, L.up), first_after, same, [], scale)
+    first_after = noise_bracket(L.draw, (crossing.lo, crossing.hi))
+    plan = _Plan(L, noise_bracket(L.draw, L.up), first_after, same, [], scale)
     stretch = L.scale / scale
     centre, centre_after = (L.up[0] + L.up[1]) / 2, (crossing.lo + crossing.hi) / 2
     ks = _chosen(L, (plan.low + plan.high) / 2)
@@ -545,8 +542,8 @@ def _check(on_d: Replayer, on_after: Replayer, plans: list[_Plan]) -> None:
             if not (math.isfinite(a) and past(b) is True and past(a_after) is False and past(b_after) is True):
                 continue
             p.same = p.same and _identical(a_after, a) and _identical(b_after, b)
-            p.edges.append(_noise_bracket(p.landing.draw, p.checks[n][0]))
-            p.edges_after.append(_noise_bracket(p.landing.draw, p.checks[n][1]))
+            p.edges.append(noise_bracket(p.landing.draw, p.checks[n][0]))
+            p.edges_after.append(noise_bracket(p.landing.draw, p.checks[n][1]))
             p.levels.append(a)
             p.tail.append(n in p.tail_checks)
 
@@ -567,7 +564,7 @@ def _chosen(L: Landing, shift: float) -> list[int]:
     return ks
 
 
-def _noise_bracket(draw: float, shifts: tuple[float, float]) -> tuple[float, float]:
+def noise_bracket(draw: float, shifts: tuple[float, float]) -> tuple[float, float]:
     """The edge's bracket in noise units: what the program reads at the bracket's ends (fl(draw + t))."""
     return (float(np.float64(draw) + np.float64(shifts[0])), float(np.float64(draw) + np.float64(shifts[1])))
 

@@ -1,12 +1,10 @@
 """Every randomness source a program may draw from, recorded and replayed like a draw from ``rng``, with no decoration.
 
-A program's noise does not always come from its ``rng`` argument: numpy's global state (``np.random.laplace``,
-``np.random.seed``), a ``RandomState``, a generator made inside the program or a library (``default_rng()``,
-``Generator(PCG64())``, ``SeedSequence().spawn``), Python's ``random``, ``scipy.stats``' draws.  For the duration of a
+A program's noise does not always come from its ``rng`` argument: numpy's global state, a ``RandomState``, a
+generator made inside the program or a library, Python's ``random``, ``scipy.stats``' draws.  For the duration of a
 session (:func:`sources_recorded`) each of them draws through the session's
-:class:`~pdp_audit.audits.program.recorder.RecordingGenerator`, so each draw is a recorded
-:class:`~pdp_audit.audits.program.events.Draw` -- a Laplace or normal draw with its law, composed exactly as a draw
-from ``rng`` -- and a replay returns the recorded draw.  Only public names are replaced, in their modules'
+:class:`~pdp_audit.audits.program.recorder.RecordingGenerator`, so each draw is recorded, composed exactly as a draw
+from ``rng``, and a replay returns the recorded draw.  Only public names are replaced, in their modules'
 namespaces, and given back on leaving, each library's by its adapter (:mod:`.adapters`).
 
 **Seeds the program chooses.**  A generator seeded with no seed (fresh entropy) or with a seed drawn from the audit's
@@ -14,9 +12,8 @@ namespaces, and given back on leaving, each library's by its adapter (:mod:`.ada
 ``default_rng(42)``, ``random.seed(7)``, ``np.random.set_state``) fixes the noise: the program's release is then a
 deterministic function of the data on those draws.  Recording them would make fixed noise look random, so they are
 *not* recorded: the generator is numpy's or Python's own, seeded as asked (the same draws on every run, replay
-included), the noise is part of the release's noise-free function of the data -- where it alone hides the data, the
-replay shows a noise-free coordinate that differs -- and the source is noted (:class:`Unrecorded`, "noise seeded with
-a constant: not random") for page 1.
+included), the noise is part of the release's noise-free function of the data, and the source is noted
+(:class:`Unrecorded`, :data:`~.recorder.FIXED`) for page 1.
 
 **Randomness that cannot be replayed** -- the operating system's entropy in every form Python offers it -- is noted
 where the program draws it (:mod:`.entropy`): the claim undecided.  A ``SeedSequence()`` made with no entropy in a
@@ -104,8 +101,7 @@ class Sources:
 
     def __enter__(self) -> Sources:
         """One run of the program (``with sources:``): the sources draw from the run's tape (no seed the program set
-        in an earlier run holds); outside it every source draws as numpy's or Python's own (our own code between two
-        runs included).  A class's enter and exit, not a generator's: the black box enters it for each release."""
+        in an earlier run holds); outside it every source draws as numpy's or Python's own."""
         self.streams.clear()
         self.minted_count = 0
         self.active = True
@@ -160,11 +156,9 @@ class Sources:
 
     def minted(self) -> int:
         """The entropy of a seed sequence made with no entropy in a run: 128 bits from the run's generator, not the
-        operating system's -- the k-th of a run of the session's draw set of seed s is the state SeedSequence([s,
-        k]) generates (a function of the draw set, as numpy's pinned global state's seed: the same on D and on every
-        D′, another in each draw set); the black box's, bits drawn from the release's own generator (fresh in each
-        release).  numpy takes the operating system's entropy otherwise, which a program could read
-        (``SeedSequence().entropy``) unrecorded and unnoted."""
+        operating system's (which a program could read unrecorded) -- the k-th of a run of the session's draw set of
+        seed s is the state SeedSequence([s, k]) generates (the same on D and on every D′); the black box's, bits
+        drawn from the release's own generator (fresh in each release)."""
         rng = self.rng()
         self.minted_count += 1
         if isinstance(rng, RecordingGenerator):
@@ -238,8 +232,7 @@ def _shown(seed: Any) -> str:
 def sources_drawn() -> Iterator[Callable[[np.random.Generator], Sources]]:
     """For the black box's releases (outside any session): inside the block, ``drawing(rng)`` is one release's run,
     in which every ``draws`` adapter's names draw from ``rng`` -- the release's own generator -- unrecorded, so that a
-    release is a function of its seed (the black box's numbers follow the run's seed) and each release's noise is
-    fresh, as the program's is where it runs."""
+    release is a function of its seed and each release's noise is fresh."""
     current: list[np.random.Generator] = []
     with sources_recorded(lambda: None, lambda: current[-1]) as sources:
 
