@@ -45,10 +45,9 @@ NEW_CLASS = "__pdp_audit_new_class__"
 class Neighbour:
     """A neighbouring dataset and how it was made: ``position`` the record of D removed or replaced (None: a record
     added, as the last of D′); ``made``: D′ itself, or a function of no argument that makes it (what
-    :func:`neighbours` gives: D′ is made where it is read, so that a list of neighbours holds no copy of the dataset
-    -- each copy held was new memory, whose first writes cost more than a small program's run); ``found_by``: the
-    search that proposed it (empty: the named list); ``record``: the field values of the record put in (None: a
-    record removed, or copied from D)."""
+    :func:`neighbours` gives: a list of neighbours holds no copy of the dataset); ``found_by``: the search that
+    proposed it (empty: the named list); ``record``: the field values of the record put in (None: a record removed,
+    or copied from D)."""
 
     name: str
     made: Any
@@ -86,15 +85,6 @@ def _canonical(value: Any) -> str:
 
 def _is_frame(data: Any) -> bool:
     return hasattr(data, "iloc") and hasattr(data, "columns")
-
-
-def records(data: Any) -> int:
-    """The number of records (rows) of ``data``."""
-    return len(data)
-
-
-#: (name, values) of each field: the columns of a frame, of a 2-D array, or the one field of a 1-D array.
-_columns = fields_of
 
 
 def _numeric(values: np.ndarray) -> bool:
@@ -167,7 +157,7 @@ def changed(base: str, neighbour: str) -> str:
 def candidate_records(data: Any, bounds: Any) -> list[tuple[str, dict]]:
     """Records to add or to put in place of one: (name, field values) -- the domain's ends, outliers beyond it, NaN
     and ±inf in float fields, a class the data lacks, a duplicate."""
-    columns = _columns(data)
+    columns = fields_of(data)
 
     def record(fill: dict) -> dict:
         base = {name: values[0] if values.size else 0 for name, values in columns}
@@ -186,7 +176,7 @@ def candidate_records(data: Any, bounds: Any) -> list[tuple[str, dict]]:
             out += [(f"a record of {label}", record(dict.fromkeys(floats, special))) for special, label in SPECIALS]
     out += [(what, record(fill)) for what, fill in _new_classes([c for c in columns if c[0] not in declared])]
     out += [(what, record(fill)) for what, fill in _declared_classes(columns, bounds)]
-    if records(data):
+    if len(data):
         out.append(("a duplicate of record 0", record({})))
     return out
 
@@ -285,11 +275,11 @@ def _cast(fill: dict, numeric: list) -> dict:
 
 def removable_positions(data: Any, seed: int) -> list[tuple[str, int]]:
     """Positions of records worth removing or replacing, named."""
-    n = records(data)
+    n = len(data)
     if n == 0:
         return []
     named: dict[int, str] = {0: "the first", n - 1: "the last"}
-    for name, values in _columns(data):
+    for name, values in fields_of(data):
         where = "" if name is None else f" of field {name!r}"
         if _numeric(values) and values.size:
             as_float = values.astype(float)
@@ -410,7 +400,7 @@ def neighbours(data: Any, relation: str, bounds: Any, seed: int) -> list[Neighbo
                     continue
                 made = partial(_with_record, data, fields, i)
                 out.append(Neighbour(f"replace {where} by {name}", made, i, record=fields))
-            if records(data) > 1:
+            if len(data) > 1:
                 other = 1 if i == 0 else 0
                 replaced = partial(_copy_record, data, other, i)
                 out.append(Neighbour(f"replace {where} by a copy of record {other}", replaced, i))

@@ -45,9 +45,8 @@ def response_bound(shifted: np.ndarray, base: np.ndarray, response: np.ndarray, 
     γ_1·|Δ̂|.  Both T are at most ``weight`` + the computed |R̂| (|η + s| ≤ |η| + |s|); the bound's own evaluation
     in float64 (:data:`COMPARISON_OPERATIONS` more roundings) is covered by γ_{K+8} ≥ γ_K(1 + γ_8) (Lemma 3.3).
     Two responses of one coefficient, on D and on D′, so differ by at most the sum of their bounds."""
-    bound = gamma(NOISE_OPERATIONS + COMPARISON_OPERATIONS)
     with np.errstate(all="ignore"):
-        return bound * (2 * weight + np.abs(shifted) + np.abs(base) + np.abs(response))
+        return _BOUND * (2 * weight + np.abs(shifted) + np.abs(base) + np.abs(response))
 
 
 def shift_bound(releases: Any, shift: Any, coefficient: Any, weight: Any, error: Any) -> Any:
@@ -61,31 +60,28 @@ def shift_bound(releases: Any, shift: Any, coefficient: Any, weight: Any, error:
     rounding once more: |ŝ − s| ≤ (γ_K·(T + T′) + γ_1·|R̂′ − R̂|)/|â|·(1 + ρ)(1 + u) + |ŝ|·(ρ + u)/(1 − ρ), within
     γ_{K+8} of the evaluation (Higham 2002, Lemma 3.3).  Numbers or arrays alike."""
     before, after = releases
-    g = gamma(NOISE_OPERATIONS + COMPARISON_OPERATIONS)
     with np.errstate(all="ignore"):
         difference = np.abs(np.subtract(after, before))
-        read = g * (2 * np.asarray(weight) + np.abs(before) + np.abs(after) + difference) / np.abs(coefficient)
-        relative = (np.asarray(error) + g) / (1 - np.minimum(error, 0.5))
-        return read * (1 + np.asarray(error)) * (1 + g) + np.abs(shift) * relative
+        read = _BOUND * (2 * np.asarray(weight) + np.abs(before) + np.abs(after) + difference) / np.abs(coefficient)
+        relative = (np.asarray(error) + _BOUND) / (1 - np.minimum(error, 0.5))
+        return read * (1 + np.asarray(error)) * (1 + _BOUND) + np.abs(shift) * relative
 
 
 def shift_bound_of_floats(
     releases: tuple[float, float], shift: float, coefficient: float, weight: float, error: float
 ) -> float:
-    """:func:`shift_bound` of one coordinate in Python floats (a small release's reading: numpy's fixed cost per
-    call is many times the formula's).  The same double: the same IEEE operations in the same order (each float64
-    operation is correctly rounded in Python as in numpy), and a division by 0, which Python refuses, read as numpy
-    reads it (±∞, NaN for 0/0)."""
+    """:func:`shift_bound` of one coordinate in Python floats (numpy's fixed cost per call is many times the
+    formula's): the same double, by the same IEEE operations in the same order, a division by 0 read as numpy reads
+    it (±∞, NaN for 0/0)."""
     before, after = releases
-    g = _BOUND  # gamma(NOISE_OPERATIONS + COMPARISON_OPERATIONS), made once
-    numerator = g * (2 * weight + abs(before) + abs(after) + abs(after - before))
+    numerator = _BOUND * (2 * weight + abs(before) + abs(after) + abs(after - before))
     magnitude = abs(coefficient)
     if magnitude:
         read = numerator / magnitude
     else:
         read = math.nan if numerator == 0 or math.isnan(numerator) else math.copysign(math.inf, numerator)
-    relative = (error + g) / (1 - min(error, 0.5))
-    return read * (1 + error) * (1 + g) + abs(shift) * relative
+    relative = (error + _BOUND) / (1 - min(error, 0.5))
+    return read * (1 + error) * (1 + _BOUND) + abs(shift) * relative
 
 
 def offset_shift_bound(
@@ -117,7 +113,7 @@ def map_bound(values: tuple[Any, Any], slope: Any, sizes: Any, mismatch: Any) ->
     R̂| ≤ γ_K·(A·sizes + |R̂| + |R̂′|) + u·|R̂′ − R̂| + A·m, the bound's own evaluation (:data:`COMPARISON_OPERATIONS`)
     covered by γ_{K+8} and a factor 1 + γ_8 on A·m.  Numbers or arrays."""
     before, after = values
-    g = gamma(NOISE_OPERATIONS + COMPARISON_OPERATIONS)
+    g = _BOUND
     with np.errstate(all="ignore"):
         rounding = g * (np.asarray(slope) * sizes + np.abs(before) + np.abs(after) + np.abs(np.subtract(after, before)))
         return rounding + np.asarray(slope) * mismatch * (1 + gamma(8))
@@ -134,7 +130,6 @@ def difference_bound(releases: Any, differences: Any, weight: Any) -> Any:
     subtraction adds one rounding, u·|Δ̂|.  So |Δ̂_d − Δ̂_e| ≤ γ_K·(4·weight + Σ|R̂|) + u·(|Δ̂_d| + |Δ̂_e|), and the
     comparison's own evaluation (:data:`COMPARISON_OPERATIONS`) is covered by γ_{K+8} (Higham 2002, Lemma 3.3).
     Numbers or arrays alike."""
-    g = gamma(NOISE_OPERATIONS + COMPARISON_OPERATIONS)
     with np.errstate(all="ignore"):
         magnitude = sum(np.abs(r) for r in releases) + np.abs(differences[0]) + np.abs(differences[1])
-        return g * (4 * np.asarray(weight) + magnitude)
+        return _BOUND * (4 * np.asarray(weight) + magnitude)

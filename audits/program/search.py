@@ -37,18 +37,17 @@ from typing import Any
 
 import numpy as np
 
+from pdp_audit.audits.program.domain import fields_of
 from pdp_audit.audits.program.neighbours import (
     NEW_CLASS,
     Neighbour,
     _bounds_of,
     _cast,
-    _columns,
     _finite,
     _with_record,
     _without,
     categories_of,
     outside,
-    records,
 )
 from pdp_audit.verify.core.candidate_search import Parameter
 
@@ -91,7 +90,7 @@ class Field:
 def fields(data: Any, bounds: Any) -> list[Field]:
     """How the search sets each field of ``data`` (module notes)."""
     out = []
-    for name, values in _columns(data):
+    for name, values in fields_of(data):
         kind = values.dtype.kind
         categories = categories_of(bounds, name)
         if categories is not None:
@@ -118,7 +117,7 @@ def fields(data: Any, bounds: Any) -> list[Field]:
 def space(data: Any, relation: str, columns: list[Field]) -> list[Parameter]:
     """The box the strategies search (module notes): ``op`` (add-remove), ``position``, ``region`` and one
     coordinate per field set."""
-    n = records(data)
+    n = len(data)
     out = []
     if relation == "add-remove":
         out.append(Parameter("op", "choice", choices=("add", "remove") if n else ("add",)))
@@ -136,7 +135,7 @@ def space(data: Any, relation: str, columns: list[Field]) -> list[Parameter]:
 
 def _record(data: Any, columns: list[Field], params: dict, position: int) -> dict:
     """The field values of the candidate ``params`` (a kept field: record ``position``'s own value)."""
-    values = dict(_columns(data))
+    values = dict(fields_of(data))
     fill, numbers = {}, []
     for j, f in enumerate(columns):
         if f.kind == "number":
@@ -147,7 +146,7 @@ def _record(data: Any, columns: list[Field], params: dict, position: int) -> dic
         elif f.kind == "choice":
             fill[f.name] = f.values[int(params[f"c{j}"])]
         else:
-            fill[f.name] = values[f.name][position] if records(data) else 0
+            fill[f.name] = values[f.name][position] if len(data) else 0
     cast = _cast({k: fill[k] for k, _ in numbers}, numbers)
     return {**fill, **cast}
 
@@ -186,7 +185,7 @@ def located(data: Any, relation: str, columns: list[Field], neighbour: Neighbour
         return {"op": "remove", "position": neighbour.position} if removal else None
     record, position = neighbour.record, neighbour.position
     params: dict[str, Any] = {"op": "add"} if relation == "add-remove" else {}
-    if records(data):
+    if len(data):
         params["position"] = 0 if position is None else position  # an added record's other fields: record 0's
     points = _number_points(columns, record)
     choices = _choice_points(columns, record)
