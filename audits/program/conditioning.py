@@ -23,9 +23,8 @@ D′: each draw's law is checked the same on the replay, else the pair diverged 
 :attr:`.trace.Probe.carrier`) or through a rounding whose own law is composed (:attr:`.trace.Probe.landings`).
 **Secret**: every other recorded draw -- a call the probe cannot shift (a uniform coin, an index, a choice, an
 integer), and an element of a shiftable call that no coordinate carries (a threshold's noise, an unused element).
-The rule is deliberately coarse: a secret draw that shapes no step would keep an exact refutation exact, but no
-finite replay proves that it shapes none (a coin that moves the steps once in 10⁶ draws), so any secret draw makes
-the refutation the black box's, on fresh releases, which conditions on nothing.
+The rule is deliberately coarse: no finite replay proves that a secret draw shapes no step (a coin that moves the
+steps once in 10⁶ draws), so any secret draw makes the refutation the black box's, which conditions on nothing.
 
 **Revealed draws that set other steps' shifts.**  Revealing a draw is not enough where its value sets another step's
 shift: a step whose query an earlier noisy answer chooses (``y₂ = (s if y₁ > t else 0) + Lap``) has, given y₁, the
@@ -37,11 +36,9 @@ finds a sample that differs, a lower composition above the claim is conditioned 
 ``map_moved``) -- where the carried elements could shape one another: drawn by two calls or more (the program sees
 one call's draws before it makes the next call's input), or by one call of several elements the program sees whole
 (a vector drawn by numpy, random or torch: ``y₂``'s query may read ``z[0]``).  One library mechanism that adds its
-noise inside the call (an OpenDP measurement, a diffprivlib or PyDP mechanism: :class:`~.events.LibraryCall`) gives
-the program no element before its input is made, so its elements set none of its shifts; a difference the check
-finds there is the library's own rounding (OpenDP's float output, 2e-13 off the audit's addition), which decides
-nothing here.
-Where the check does not run (a pair with a finding of its own) the rule above stands alone.
+noise inside the call (:class:`~.events.LibraryCall`) gives the program no element before its input is made, so its
+elements set none of its shifts.  Where the check does not run (a pair with a finding of its own) the rule above
+stands alone.
 """
 
 from __future__ import annotations
@@ -73,8 +70,6 @@ def secret_draws(recorded: trace.Run, found: trace.Probe) -> tuple[str, ...]:
     return tuple(hidden)
 
 
-#: The calls of a library mechanism that adds its noise inside the call (:mod:`.adapters`):
-#: the program sees none of its elements before its input is made.
 def may_shape_one_another(recorded: trace.Run, found: trace.Probe) -> bool:
     """Whether the carried noise elements could set one another's shifts (module notes): carried from two calls or
     more, or from one call of several elements that is not a library mechanism's."""

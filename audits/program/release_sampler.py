@@ -25,8 +25,7 @@ counts and copies -- fixed before any release is drawn.  An event of the row is 
 chosen by the black box on its training and selection draws and counted on fresh ones
 (:mod:`pdp_audit.audits.blackbox.events`): its level holds whatever the columns are.  A collision only merges two
 releases' parts into one event: a loss of power, never of level.  A release of more than :data:`MOST_COLUMNS`
-numbers is read on the :data:`HEAD` columns and the numbers that differ on the pair (:func:`witness_columns`): fewer
-columns, fixed as these are, and so a post-processing of the release as well.
+numbers is read on the :data:`HEAD` columns and the numbers that differ on the pair (:func:`witness_columns`).
 """
 
 from __future__ import annotations
@@ -59,8 +58,7 @@ class ReleaseSampler:
         seeds = rng.integers(0, 2**63 - 1, size=size)
         kept = self.kept
         out = np.zeros((size, self.width if kept is None else kept.size))
-        # sys.modules given back once for the block (between two runs only the encoding runs, which imports
-        # nothing): checked after every run, it cost more than a small pandas program's run
+        # sys.modules given back once for the block: between two runs only the encoding runs, which imports nothing
         with user_modules(), np.errstate(all="ignore"), sources_drawn() as drawing:
             for i, seed in enumerate(seeds):
                 generator = np.random.default_rng(int(seed))
@@ -147,8 +145,7 @@ def release_samplers(
 
 
 #: Numbers of a release the black box reads at most beside the :data:`HEAD` columns (:func:`witness_columns`): read
-#: whole, a histogram of 10⁵ bins at the default 20,000 releases per world needs about 660 GB (the attack keeps its
-#: training releases), and its learned statistics cost minutes where the difference is in a few numbers.
+#: whole, a histogram of 10⁵ bins at the default 20,000 releases per world needs about 660 GB.
 MOST_COLUMNS = 1024
 
 
