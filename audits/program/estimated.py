@@ -18,16 +18,12 @@ confidence 1/2).  The primitives drawn on that pair compose (Dwork & Roth 2014, 
   gives (Cebere et al., PETS 2026), not a bound.
 
 A call audited in isolation counts once, by its audit: its own steps (float noise porous as implemented has its
-real-valued law's step beside its audit) are left out of the sum.  Counted twice, the same noise made a correct
-noisy sum's lower bound 1.72 > ε = 1 ("no composition certifies the claim", false of the real-valued law); left out,
-the rest is a sub-product, so the bound stays a lower bound.
+real-valued law's step beside its audit) are left out of the sum, whose rest is a sub-product: still a lower bound.
 
 Both are about the composition of the primitives the program draws on that pair, as they run, not about its release:
-the release is a post-processing of them and may lose less.  So neither decides a verdict, and the line says so --
-an estimate of the primitives' loss, not a refutation of the program: the composition stays not certified
-where a primitive has no exact law (:func:`.decision.decide`), and a refutation of the program is the black box's on
-its own releases.  What the lower bound shows, where it exceeds a pure claim's ε, is that no argument by composition
-of the primitives can certify the claim on that pair.
+the release is a post-processing of them and may lose less.  So neither decides a verdict, and the line says so
+(:func:`.decision.decide`).  What the lower bound shows, where it exceeds a pure claim's ε, is that no argument by
+composition of the primitives can certify the claim on that pair.
 """
 
 from __future__ import annotations

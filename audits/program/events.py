@@ -1,14 +1,10 @@
 """The events of a recorded run: one frozen class per thing the recorder sees, each built whole where it is seen.
 
 A run's record is the tuple of its events in the order the program made them (:attr:`.trace.Run.calls`); a replay
-builds the event its call asks for and takes the recorded draw into a new one (:meth:`Event.replayed`).  Every reader
-needs what :class:`Event` holds: the ``signature`` a replay must repeat (``name``, ``shape``, ``parameters``), the
-``noise`` drawn and, where the event has them, the ``value`` it is applied to, the noise's ``scale`` and exact
-``law``, whether its output lies on the integers (``lattice``) and the recording program's ``line``.  The draws of
+builds the event its call asks for and takes the recorded draw into a new one (:meth:`Event.replayed`).  The draws of
 the program's generators are :class:`Draw` (:class:`Located`, :class:`Choice`); a library's primitive is a
 :class:`LibraryCall` (:class:`Mechanism`: a declared budget; :class:`Compiled`: an OpenDP measurement's output); a
-source whose draws are not recorded (a fixed seed, ``os.urandom``, a draw in a process the program forked) is noted
-beside the record as :class:`Unrecorded`.
+source whose draws are not recorded is noted beside the record as :class:`Unrecorded`.
 """
 
 from __future__ import annotations

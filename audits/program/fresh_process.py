@@ -23,11 +23,9 @@ or refute; where the record cannot be replayed there (the program cannot be sent
 diverges there), the claim is not certified either.
 
 **The hash seed.**  The audit's own process runs with a fixed ``PYTHONHASHSEED`` (:func:`audit_environment`: the
-user's where it is a number, else 0), and the fresh process with another: the source is made constant where the
-audit reads the release -- the record, every replay and the black box's releases see one seed, the same on every
-run of the command, so a program's set order cannot make two audits of one ``--seed`` differ -- and varied exactly
-once, where it is compared.  Leaving the audit's seed random would check nothing more (the fresh process sees one
-other seed either way) and make its findings change from run to run.
+user's where it is a number, else 0), and the fresh process with another: the source is constant where the audit
+reads the release (so a program's set order cannot make two audits of one ``--seed`` differ) and varied exactly
+once, where it is compared.
 """
 
 from __future__ import annotations
@@ -151,10 +149,9 @@ def _module_root(program: Callable) -> str | None:
 
 
 def _at_home(program: Any) -> Any:
-    """A function sent by value (a closure, a lambda: cloudpickle copies the names of its module it reads) made again
-    in the namespace of its module, imported anew here -- as a function sent by its name is: its module's names bound
-    to a randomness source are then rebound for the replay (:mod:`.bound_names`), and its module's state is this
-    process's own.  Where its module cannot be imported here, the function as sent."""
+    """A function sent by value (a closure, a lambda) made again in the namespace of its module, imported anew here,
+    as a function sent by its name is (its module's names bound to a randomness source are then rebound for the
+    replay, :mod:`.bound_names`); where its module cannot be imported here, the function as sent."""
     name = getattr(program, "__module__", None)
     if not isinstance(program, types.FunctionType) or not isinstance(name, str) or name == "__main__":
         return program
