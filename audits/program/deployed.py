@@ -100,7 +100,6 @@ def program_config(deployment: Any, plan: Any, target: Any = None) -> ProgramAud
     if library is not None:
         raise InputError(f"{shown(deployment.path)}: program: {not_the_users(module, library)}")
     if module_file(deployment.folder, deployment.program) is None:
-        module = deployment.program.partition(":")[0]
         raise InputError(
             f"{shown(deployment.path)}: program: no module {module!r} beside the deployment file or installed "
             f"(expected {module.replace('.', '/')}.py in {str(deployment.folder)!r})"

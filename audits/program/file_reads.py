@@ -15,15 +15,12 @@ Not seen: a file opened by C code without Python's ``open`` (an extension's own 
 path])``), a process started afresh (``spawn``, ``forkserver``), a descriptor opened before the audit began, and a
 copy of the file's bytes made elsewhere (a second file of the same content is another file).
 
-**Its reach.**  An audit hook cannot be removed: it is added once a process (:mod:`.audit_hooks`, shared with the
-random devices' watch) and acts only inside :func:`refused`
-(the audit under way), where the audited file is named (a command's ``--data``, a deployment's ``data``, a sweep
-cell's); the Python API and the pytest plugin hand the program a dataset in memory, name no file, and refuse
-nothing.  The hook raises nothing into the program (which could swallow it, or die of it in a pool's worker, whose
-task the pool would then await forever): it notes the read -- in a copy the program forked, through a shared page
-(:class:`~.forked_notes.ForkedNote`) -- and the audit raises :class:`DataFileRead` once the program's run that made
-it returns (:func:`noted`, after each run of the analysis), or where the block ends (the black box's releases, the
-import of the program's module), and reads nothing of that run.
+**Its reach.**  The hook (:mod:`.audit_hooks`) acts only inside :func:`refused`, where the audited file is named (a
+command's ``--data``, a deployment's ``data``, a sweep cell's); the Python API and the pytest plugin name no file,
+and refuse nothing.  The hook raises nothing into the program (which could swallow it, or die of it in a pool's
+worker): it notes the read -- in a copy the program forked, through a shared page (:class:`~.forked_notes.ForkedNote`)
+-- and the audit raises :class:`DataFileRead` once the program's run that made it returns (:func:`noted`), or where
+the block ends, and reads nothing of that run.
 """
 
 from __future__ import annotations
