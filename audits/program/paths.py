@@ -54,11 +54,9 @@ def same_outcome(
 
 def _equal(runs: tuple[trace.Run, ...]) -> bool:
     """Whether the four releases (R(D), R(D′), R(E), R(E′)) have one size and, at every coordinate where both
-    differences R(D′) − R(D) and R(E′) − R(E) are finite, equal ones.  :func:`_same_difference` then decides alike
-    with or without the weights: a coordinate of weight w > 0 asks |Δ̂_d − Δ̂_e| = 0 ≤ γ·(4w + Σ|R̂| + |Δ̂_d| + |Δ̂_e|)
-    (:func:`.replay_bounds.difference_bound`; the releases finite where their difference is), a bound ≥ 0 or +inf,
-    never NaN: true, as the equality asked of any other coordinate is.  So the weights (four runs' sizes, as much as
-    a small program's run) are made only where an allowance can change the answer."""
+    differences R(D′) − R(D) and R(E′) − R(E) are finite, equal ones: :func:`_same_difference` then decides alike
+    with or without the weights (|Δ̂_d − Δ̂_e| = 0 is within any bound, which is ≥ 0 or +inf, never NaN), so the
+    weights are made only where an allowance can change the answer."""
     numbers = [run.numbers for run in runs]
     if len({n.size for n in numbers}) != 1:
         return False

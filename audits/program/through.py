@@ -20,9 +20,8 @@ value and slope, so it is D's noisy value moved by the shift read.  The read is 
 upper step of the composition only (source :data:`THROUGH`, :mod:`.analysis`): the release does not show the noisy
 value on D′, so no refutation rests on it; its proven error (:func:`.replay_bounds.offset_shift_bound`, in
 :attr:`.comparison.Comparison.through_bounds`) serves the check that the map is D's on D′ (:mod:`.same_map`), not the
-composition (whose readings keep their own bounds).  Not reached: a coordinate flat on D and carried on D′ (the
-noisy value clamped on D only) stays a noisy or noise-free coordinate that differs (undecided); sort and
-normalisation (a coordinate carrying several elements) are read as before.
+composition.  Not reached: a coordinate flat on D and carried on D′ (the noisy value clamped on D only) stays a
+noisy or noise-free coordinate that differs (undecided); a coordinate carrying several elements (a sort).
 """
 
 from __future__ import annotations
