@@ -241,9 +241,6 @@ def release_table(analysis: Analysis, pair: PairResult) -> Table | None:
     return Table(["release", "on D", "on D′ (D's draws)", "carried by"], rows, marked, widths=[1.4, 1.4, 1.4, 1.6])
 
 
-# --- the call trace ------------------------------------------------------------------------------------------------
-
-
 # --- the composition, the checks, the certificate ------------------------------------------------------------------
 
 
