@@ -4,11 +4,10 @@ R_D(η + Δ) across the noise's range, checked by replay.
 **Why.**  The upper composition credits a pair's release with the privacy of its noise: where R_D′(η) = R_D(η + Δ)
 for every η (R_X(η): the release on X with the noise elements set to η, every other draw as recorded; Δ the pair's
 shifts), the release on D′ is D's map applied to the noise shifted by Δ, a post-processing of the shifted noise, so
-its δ(ε) is at most the composition of the elements' shifted laws (Dwork & Roth 2014, Prop. 2.1).  The probe and
-the neighbour's reading (:mod:`.trace`, :mod:`.comparison`) read the release near the recorded draws only.  A map
-that moves with the data is affine there on both sides and its shift reads as the noise's: ``max(s + η, s)`` is
-s + η at a positive draw on D and on D′, yet it has an atom at s on D and none at s on D′ = D with s + 1 (ε = ∞);
-so has a clamp at ``len(data)``, a threshold at s/2, ``abs(s + η − s0)`` with s0 from the data.
+its δ(ε) is at most the composition of the elements' shifted laws (Dwork & Roth 2014, Prop. 2.1).  The probe
+(:mod:`.trace`) reads the release near the recorded draws only, where a map that moves with the data may look
+affine on both sides: ``max(s + η, s)`` is s + η at a positive draw on D and on D′, yet it has an atom at s on D and
+none at s on D′ = D with s + 1 (ε = ∞).
 
 **What is replayed.**  One line through the recorded draws: element j at u_j = η_j + λ·b_j (η_j its recorded draw,
 b_j its scale; an element of scale 0 stays at its draw, one on an integer lattice moves by whole numbers), λ in
@@ -24,27 +23,22 @@ a release affine across the range, seven for a clamp at two constants.
 
 **Compared how.**  Two outcomes agree where both leave the recorded path alike (the same diverging call, the same
 fault) or where the structures are equal and every coordinate is within :func:`.replay_bounds.map_bound`: its slope
-A in the noise (the probe's coefficient, and the secants of D's samples beside the sample on its piece, over the
-element's scale) times the mismatch m of the two noisy values -- the shift's proven error (0 where read exactly,
-:attr:`.comparison.Comparison.bounds`, a landing's interval, :attr:`.comparison.Comparison.through_bounds`) plus the
-rounding of forming fl(η₀ + t) on each side -- plus the two computations' rounding.  No other tolerance: NaN agrees
-with NaN, ±∞ with itself.
+A in the noise (the probe's coefficient, and the secants of D's samples beside the sample, over the element's
+scale) times the mismatch m of the two noisy values (the shift's proven error plus the rounding of forming
+fl(η₀ + t) on each side), plus the two computations' rounding.  No other tolerance: NaN agrees with NaN, ±∞ with
+itself.
 
 **Sound for** a release whose difference f(λ) = R_D′(u(λ) − Δ) − R_D(u(λ)) is, coordinate by coordinate, affine
 between consecutive samples: f is then 0 on the whole range where it is 0 at the samples (an affine function 0 at
 two points is 0 between), so R_D′ = R_D(· + Δ) there and the post-processing argument holds, up to the mass outside
-the range and inside the brackets (a bracket 2⁻¹⁹(1 + |λ|) scales wide).  That holds where R_D and R_D′ are
-piecewise affine along the line with their changes among D's located ones (the same map) or moving one of them, or
-adding one whose effect reaches a sample (a slope changed for good, a jump that stays): ``max(s + η, s)`` differs
-at the range's low end, a threshold at s/2 beside D's jump.  What is left: a piece of R_D narrower than the grid's
-step there (a quarter scale within one scale, 2 within 8, 128 at 256) is not seen on D; a change of R_D′ that R_D
-lacks and that is undone before the next sample (a notch or a bump between two samples) is missed; for several
-elements the check follows one line through the noise (each element λ of its scales from its draw): a release whose
-coordinates each carry their own element (a histogram) is checked along each element's own axis, one whose
-coordinate mixes several (a sum of noisy counts, a sort) only on that line.  The comparison's slope A is a coordinate's
-slope in its own element (where it mixes several, in the one of smallest scale): a larger slope reads a rounding as a
-moved map (a finding, never a pass).  Pairs with another finding already, an unread or infinite shift, a rescaled
-call, or a lattice element moved off its lattice are not checked (none is certified on its composition alone).
+the range and inside the brackets.  That holds where R_D and R_D′ are piecewise affine along the line with their
+changes among D's located ones, or moving one of them, or adding one whose effect reaches a sample (a slope changed
+for good, a jump that stays).  What is left: a piece of R_D narrower than the grid's step there is not seen on D;
+a change of R_D′ that R_D lacks and that is undone before the next sample (a notch between two samples) is missed;
+for several elements the check follows one line through the noise: a coordinate that mixes several (a sum of noisy
+counts, a sort) is checked on that line only.  A slope A too large reads a rounding as a moved map (a finding, never
+a pass).  Pairs with another finding already, an unread or infinite shift, a rescaled call, or a lattice element
+moved off its lattice are not checked (none is certified on its composition alone).
 """
 
 from __future__ import annotations

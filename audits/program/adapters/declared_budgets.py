@@ -45,11 +45,11 @@ def declared_step(k: int, call: Mechanism, other: Event, linear: bool = False, p
     # the input's move in rationals (L1, or a selection's largest): compared with no margin
     moved = exact_largest(before, after) if selecting else exact_distance(before, after)
     if moved > Fraction(float(sensitivity)):
+        excess = float(moved - Fraction(float(sensitivity)))
         shown, declared = f"{shift:.6g}", f"{float(sensitivity):.6g}"
         if shown == declared:  # above by less than the display shows (a float sum's rounding): the excess itself
-            shown = f"{declared} + {float(moved - Fraction(float(sensitivity))):.3g}"
+            shown = f"{declared} + {excess:.3g}"
         why = f"its input moved by {shown} > its declared sensitivity {declared}"
-        excess = float(moved - Fraction(float(sensitivity)))
         return None, Unaccounted(k, call.name, why, excess / (1.0 + excess))
     linear = linear and bool(sensitivity)
     share = moved / Fraction(float(sensitivity)) if linear else Fraction(1)
