@@ -6,11 +6,8 @@ CPython raises an *audit event* where code opens a file (``open``: ``builtins.op
 ``sys`` module's documentation, 3.10 to 3.13).  ``sys.addaudithook`` cannot be undone: a hook added stays for the
 life of the process -- the user's own process, where the API or the pytest plugin runs an audit.  So one hook is
 added, at the first :func:`watching` block, and it acts only through the handlers of the blocks open at the time:
-outside every block each event costs one look-up in an empty dictionary.  What stays is the cost of calling a
-Python hook at all, which any hook pays: about 0.3 µs an event, measured -- an ``open`` does not notice it, an
-``id()`` (which raises ``builtins.id``) takes several times as long, and a ``copy.deepcopy`` of many small objects
-up to twice as long, in a process that has audited a program (the command's own child; the user's process where the
-API or the pytest plugin audits there).
+outside every block each event costs one look-up in an empty dictionary, beside the cost of calling a Python hook
+at all (about 0.3 µs an event: an ``id()``, which raises ``builtins.id``, takes several times as long).
 
 API
 ---

@@ -2,14 +2,13 @@
 import gauss``, ``from torch import randn``), rebound for a session to the source's replacement.
 
 :mod:`.sources` replaces numpy's, Python's and torch's public names in their own modules; a module that imported the
-name itself holds the original object under its own name, and its draws would not be recorded (dpmm's binners and
-models import ``RandomState`` from ``numpy.random`` and call ``RandomState()`` in their bodies; a program may
-``from numpy.random import laplace``).  :func:`rebind` finds, in every loaded module outside the standard library,
+name itself holds the original object under its own name, and its draws would not be recorded (dpmm imports
+``RandomState`` from ``numpy.random``).  :func:`rebind` finds, in every loaded module outside the standard library,
 numpy, torch and pdp-audit, each global that *is* (by identity) one of the replaced originals, and replaces it by the
 same replacement for the session (given back with the rest on leaving).  A module found with none is not read again
 while its namespace keeps its size (a name bound later adds an entry; a module imported later is read when it is
 first seen).  Not covered: an original reached otherwise (a class attribute, a closure, a default argument, a
-container) -- its draws are not recorded, the replay on D differs and the claim stays undecided, as before.
+container) -- its draws are not recorded, the replay on D differs and the claim stays undecided.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """δ(ε) of discrete choices composed with at most one Laplace step, in closed form: a coordinate read through a
 rounding is one such choice (its law partitioned by the verified levels, :mod:`.rounded_steps`), ``rng.choice`` is
-another.  Before, the grid composed them (0.1-0.4 s a pair, its round-off not proven); here each outcome costs a
-256-bit logarithm and profile.
+another.
 
 **The law.**  Choices with probabilities p_i on D and q_i on D′, drawn independently, are one choice over the tuples
 J of their outcomes: P_J = Π_i p_{i,J_i}, Q_J = Π_i q_{i,J_i}.  Beside it, one Laplace step of shift μ (in its scale),
@@ -88,7 +87,7 @@ def _one_way(p: list[Fraction], q: list[Fraction], mu: tuple[Fraction, Fraction 
         low = low + weight * g(budget - _fraction(loss.a), bottom)
         if top is not None:
             high = high + weight * g(budget - _fraction(loss.b), top)
-    return _below(low.a), (1.0 if top is None else _above(high.b))
+    return _double(low.a, up=False), (1.0 if top is None else _double(high.b, up=True))
 
 
 def _interval(value: Fraction):
@@ -105,15 +104,9 @@ def _fraction(end) -> Fraction:
     return -magnitude if x < 0 else magnitude
 
 
-def _below(end) -> float:
-    """The largest double at most the interval end ``end``, in [0, 1]."""
+def _double(end, up: bool) -> float:
+    """The smallest double at least the interval end ``end`` (``up``), else the largest at most it, in [0, 1]."""
     value = float(end)
-    value = value if mpmath.mpf(value) <= end else math.nextafter(value, -math.inf)
-    return min(1.0, max(0.0, value))
-
-
-def _above(end) -> float:
-    """The smallest double at least the interval end ``end``, in [0, 1]."""
-    value = float(end)
-    value = value if mpmath.mpf(value) >= end else math.nextafter(value, math.inf)
+    kept = mpmath.mpf(value) >= end if up else mpmath.mpf(value) <= end
+    value = value if kept else math.nextafter(value, math.inf if up else -math.inf)
     return min(1.0, max(0.0, value))
