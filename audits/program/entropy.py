@@ -1,44 +1,34 @@
 """The operating system's entropy, in every form Python offers it, noted where a run of the program draws it.
 
 A draw the audit does not record cannot be replayed: on D′ it is drawn afresh, independently of D's.  A rare coin
-drawn so (``os.getrandom(8)`` below a threshold, once in a million runs, publishing the exact sum) is not seen by
-comparing runs -- it comes up on none of them -- so the only sound place to see it is where it is drawn.  Each form
-below is intercepted there, during a run of the program (:attr:`~.sources.Sources.active`; outside a run, our code
-and the user's own calls draw as Python's), and noted on the run's tape as randomness the audit cannot replay
-(:data:`~.recorder.UNREPLAYABLE`: the claim undecided, never certified), with what and the program's line
+drawn so (``os.getrandom(8)`` below a threshold, once in a million runs) comes up on no run compared, so the only
+sound place to see it is where it is drawn.  Each form below is intercepted there, during a run of the program
+(:attr:`~.sources.Sources.active`), and noted on the run's tape as randomness the audit cannot replay
+(:data:`~.recorder.UNREPLAYABLE`: the claim undecided, never certified), with the program's line
 (:func:`~.recorder.program_line`).  Inside a recorded library primitive (``tape.depth``) nothing is noted: its own
 draws are its law's, recorded with it.
 
-* **Named functions**, which raise no audit event (CPython 3.10 to 3.13 have none for ``os.urandom`` and
-  ``os.getrandom``): ``os.urandom``, ``os.getrandom`` (and the ``posix`` module's same functions), ``uuid.uuid4``
-  (``os.urandom``) and ``uuid.uuid1`` (the clock, the host's address and a random clock sequence), ``ssl.RAND_bytes``,
-  ``tempfile.mktemp`` -- each public name replaced in its module for the session (as :mod:`.sources` replaces numpy's;
-  a name the program bound at its import is rebound too, :mod:`.bound_names`), called as it is, and noted.  Inside one
-  of them, another is not noted again (``uuid4``'s own ``os.urandom``).
+* **Named functions**, which raise no audit event: ``os.urandom``, ``os.getrandom`` (and ``posix``'s),
+  ``uuid.uuid4`` and ``uuid.uuid1``, ``ssl.RAND_bytes``, ``tempfile.mktemp`` -- each public name replaced in its
+  module for the session (a name the program bound at its import is rebound too, :mod:`.bound_names`), called as it
+  is, and noted.  Inside one of them, another is not noted again (``uuid4``'s own ``os.urandom``).
 * **``random.SystemRandom`` and ``secrets``**: their draws come from the run's generator (:func:`seeded_system`: the
-  same law), so that a library built on them -- diffprivlib's mechanisms, whose ``random_state=None`` is a
-  ``secrets.SystemRandom`` -- draws the same noise on every run of one seed; where the program draws them itself
-  (not inside a recorded primitive) they are noted.
+  same law), so that a library built on them (diffprivlib's ``random_state=None``) draws the same noise on every run
+  of one seed; where the program draws them itself they are noted.
 * **The random devices, however they are opened** (:func:`events`): the ``open`` audit event, raised by
   ``builtins.open``, ``io.open``, ``pathlib``, ``os.open`` and ``open(fd)``, is read while a run is under way; the
   path (or descriptor) is ``stat``-ed and compared by *what it is*, not by its name: a character device whose
-  device number is ``/dev/urandom``'s or ``/dev/random``'s (a symlink, ``/dev/fd/N``, a bind mount or a node made
-  elsewhere is the same device), or a file of ``/proc/sys/kernel/random/`` (``uuid`` is a fresh UUID per read).  An
-  ``os.open`` relative to a folder's descriptor (``dir_fd``) names a path the event cannot resolve: ``os.open`` is
-  replaced too, and the descriptor it returns is ``fstat``-ed.  A descriptor of a random device already open when a
-  recording run begins (opened at the program's import) is noted as well (:func:`run_started`, from ``/proc/self/fd``).
-* **tempfile's random names**: the ``tempfile.mkstemp`` and ``tempfile.mkdtemp`` events (``NamedTemporaryFile``,
-  ``TemporaryDirectory`` …); ``mktemp`` by its name.
+  device number is ``/dev/urandom``'s or ``/dev/random``'s, or a file of ``/proc/sys/kernel/random/``.  ``os.open``
+  relative to a folder's descriptor (``dir_fd``) is replaced too, and the descriptor it returns is ``fstat``-ed.  A
+  descriptor of a random device already open when a recording run begins is noted as well (:func:`run_started`).
+* **tempfile's random names**: the ``tempfile.mkstemp`` and ``tempfile.mkdtemp`` events; ``mktemp`` by its name.
 
 Soundness: a run that noted none of them drew no entropy of the operating system through Python's own functions.
 Not seen (the fresh process's replay, :mod:`.fresh_process`, catches what changes the release on most runs, not a
-rare coin): entropy drawn in compiled code (an extension calling ``getrandom(2)``, ``RDRAND``, ``ctypes``), a
-descriptor held open outside ``/proc/self/fd``'s view (no ``/proc``: macOS), a process the program starts, one of
-these functions taken before the session and held where :mod:`.bound_names` does not look (a default argument
-``_u=os.urandom``, a closure, a container), a generator class reached past its stand-in
-(``random.Random.__bases__[0]()``, ``np.random.mtrand.RandomState()``: seeded by the operating system in compiled
-code), and the interpreter's own state -- the hash seed, object addresses, the clock (``/proc/uptime`` included),
-the process id, thread scheduling -- which the fresh process varies.
+rare coin): entropy drawn in compiled code, a descriptor held open outside ``/proc/self/fd``'s view, a process the
+program starts, one of these functions taken before the session and held where :mod:`.bound_names` does not look (a
+default argument, a closure), a generator class reached past its stand-in, and the interpreter's own state (the hash
+seed, object addresses, the clock, the process id, thread scheduling), which the fresh process varies.
 """
 
 from __future__ import annotations

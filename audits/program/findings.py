@@ -40,8 +40,9 @@ class Finding:
 
     @property
     def magnitude(self) -> float:
-        """The finding's size within its kind (a δ(ε) bound; 0 where it has none)."""
-        return 0.0
+        """The finding's size within its kind: how far its values moved (its ``moved`` field, where it has one), or
+        a δ(ε) bound; 0 where it has neither."""
+        return getattr(self, "moved", 0.0)
 
     @property
     def line(self) -> str:
@@ -62,10 +63,6 @@ class Diverged(Finding):
     on_d: str
     on_d_prime: str
     moved: float = 0.0
-
-    @property
-    def magnitude(self) -> float:
-        return self.moved
 
     @property
     def line(self) -> str:
@@ -195,10 +192,6 @@ class FreeDiffers(Finding):
     moved: float = 0.0
 
     @property
-    def magnitude(self) -> float:
-        return self.moved
-
-    @property
     def line(self) -> str:
         return (
             f"{self.count} release coordinate(s) {self.free_of} differ (first: coordinate {self.first}: "
@@ -240,10 +233,6 @@ class MapMoved(Finding):
     count: int
     #: how far the pair's noisy values moved (:attr:`.comparison.Moved.moved`): the order among such pairs
     moved: float = 0.0
-
-    @property
-    def magnitude(self) -> float:
-        return self.moved
 
     @property
     def line(self) -> str:
@@ -295,10 +284,6 @@ class Unaccounted(Finding):
     label: str
     why: str
     moved: float = 0.0
-
-    @property
-    def magnitude(self) -> float:
-        return self.moved
 
     @property
     def line(self) -> str:
