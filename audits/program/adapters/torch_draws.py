@@ -1,40 +1,28 @@
 """PyTorch's draws recorded and replayed like numpy's, with no decoration: the noise of Opacus and of a program's own
 torch code composed exactly where its law is known.
 
-Once ``torch`` is imported (by the program's module or in its body: :meth:`..sources.Sources.wrap_new`), its public
-draws are replaced in torch's namespaces for the session and given back on leaving, as numpy's are
-(:mod:`.sources`): each draws from the run's generator -- the session's
-:class:`~pdp_audit.audits.program.recorder.RecordingGenerator`, recorded and replayed, or the black box's
-release's own -- and is handed to the program as a tensor of the dtype and device torch would give:
-
-* ``torch.normal``, ``torch.randn``, ``torch.randn_like`` and ``Tensor.normal_``: a normal draw of the generator's
-  (``normal(loc, scale)``): a location family of law N(μ, σ²), composed exactly, its noise read as ``output − μ``;
-* ``torch.rand``, ``rand_like``, ``Tensor.uniform_``, ``torch.randint``, ``randint_like``, ``Tensor.random_``,
-  ``torch.randperm``, ``torch.bernoulli``, ``Tensor.bernoulli_``, ``torch.poisson``, ``torch.multinomial``,
-  ``Tensor.exponential_``, ``cauchy_``, ``log_normal_`` and ``geometric_``: the generator's method of the same law
-  (``random``, ``uniform``, ``integers``, ``permutation``, ``binomial``, ``poisson``, ``choice``, ``exponential``,
-  ``standard_cauchy``, ``lognormal``, ``geometric``), its output recorded and its parameters compared on replay;
-* ``torch.distributions``' samplers, built on the names above (``Normal.sample`` on ``torch.normal``,
-  ``Laplace.rsample`` on ``uniform_``), draw through them.
+Once ``torch`` is imported (:meth:`..sources.Sources.wrap_new`), its public draws (:data:`FUNCTIONS`,
+:data:`METHODS`) are replaced in torch's namespaces for the session, as numpy's are (:mod:`.sources`): each draws
+from the run's generator by the method of the same law (``torch.normal``, ``randn`` and ``Tensor.normal_`` a normal
+draw, composed exactly, its noise read as ``output − μ``; the others' outputs recorded and their parameters compared
+on replay), handed to the program as a tensor of the dtype and device torch would give.  ``torch.distributions``'
+samplers, built on these names, draw through them.
 
 **The draw is torch's law at the dtype torch gives.**  A normal draw is made in float64 and rounded once to the
 tensor's dtype (float32 by default): the release is then a rounding of the recorded noise, which the replay's readings
 bound as they bound numpy's ``np.float32`` (:mod:`.replay_bounds`); a uniform draw is made at float32 where the
 tensor is float32 (numpy's ``random(dtype=float32)``, in [0, 1) as torch's), so that no draw rounds up to 1.
 
-**Seeds** (as :mod:`.sources` reads numpy's): torch's global generator is random (torch seeds it from entropy in
-each process); ``torch.manual_seed(c)`` with a constant fixes it (its draws are then torch's own, not recorded, and
-noted); ``torch.seed()`` makes it random again; ``set_rng_state`` fixes it (a saved state); ``get_rng_state`` of a
-random one is noted as keeping the claim undecided (``torch.random.fork_rng`` restores it: draws repeated).  A
-``torch.Generator`` made in a run is random only once seeded from entropy (``g.seed()``) or by a seed the audit's
-generator drew: torch seeds every new one with the same constant (67280421310721), so an unseeded one's noise is the
-same in every process -- drawn by torch, not recorded, noted as fixed.  A generator made before the run (at the
-program's import) is torch's own: its draws are not recorded, noted as keeping the claim undecided.
+**Seeds** (as :mod:`.sources` reads numpy's): torch's global generator is random; ``torch.manual_seed(c)`` with a
+constant fixes it (its draws are then torch's own, not recorded, and noted); ``torch.seed()`` makes it random again;
+``set_rng_state`` fixes it; ``get_rng_state`` of a random one is noted as keeping the claim undecided
+(``torch.random.fork_rng`` restores it: draws repeated).  A ``torch.Generator`` made in a run is random only once
+seeded from entropy or by a seed the audit's generator drew (torch seeds every new one with
+:data:`TORCH_DEFAULT_SEED`: fixed).  A generator made before the run is torch's own: undecided.
 
-**Not covered**: draws inside torch's compiled code that no public name reaches (``torch._standard_gamma``, on which
-``Gamma``, ``Beta`` and ``Dirichlet`` sample; dropout; ``torch.nn.init``'s truncated normal), CUDA generators' own
-state (their draws are made here and moved to the device), and a name bound before the session (``from torch
-import randn``).  Their draws are torch's own: a replay on D that differs from its record keeps the claim undecided.
+**Not covered**: draws inside torch's compiled code that no public name reaches (``torch._standard_gamma``, dropout,
+``torch.nn.init``'s truncated normal) and CUDA generators' own state: a replay on D that differs from its record
+keeps the claim undecided.
 """
 
 from __future__ import annotations
