@@ -12,9 +12,8 @@ Lebeda et al. 2024):
 * NaN and ±inf where the field is a float (they pass through ``np.clip``);
 * a duplicate of an existing record, and a record of a class the data lacks (a new integer or string value);
 * where a field declares its categories: a record of each of them (those the data lacks first, at most
-  :data:`CATEGORIES`), and one of a value outside the set (as numeric fields get values beyond their range), instead
-  of the class the data lacks -- a histogram whose bins are the categories seen, or that counts a value outside the
-  declared set, moves where the declared domain says it must not;
+  :data:`CATEGORIES`), and one of a value outside the set, instead of the class the data lacks (a histogram whose
+  bins are the categories seen moves where the declared domain says it must not);
 * the removal of the record holding the minimum, the maximum, the only member of the rarest class, the first and
   the last, and of records drawn at random: a domain, a size-dependent quantity or bounds taken from the data move.
 

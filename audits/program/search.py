@@ -7,11 +7,10 @@ field values; under **add-remove** whether a record is added (its field values) 
 numeric field's value is drawn either inside its declared domain (``bounds``; else the data's finite range) or
 beyond it, in [−10·M, 10·M] with M the largest magnitude declared or seen (the scale of the named outliers), each
 field in its own range (:mod:`.domain`: ``bounds`` per column): a bug that shows only on values the named list does
-not try -- a clip applied only above a threshold that is not the bound, a branch taken in a middle range of values
--- is found where a value lands in its range.  Integer fields take the nearest whole number; boolean fields either
-value; a field that declares its categories one of them or a value outside them
-(:func:`~.neighbours.outside`); other text and object fields one of the values the data holds (the 32 most
-frequent) or a class it lacks.
+not try (a branch taken in a middle range of values) is found where a value lands in its range.  Integer fields take
+the nearest whole number; boolean fields either value; a field that declares its categories one of them or a value
+outside them (:func:`~.neighbours.outside`); other text and object fields one of the values the data holds (the 32
+most frequent) or a class it lacks.
 
 **The criterion** of a candidate is its pair's rank (:func:`pdp_audit.audits.program.findings.criterion`: a
 refutation by composition above a finding, a finding above a composition over the claim) and then ε̂/(ε̂ + ε), ε̂ the

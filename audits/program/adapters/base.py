@@ -6,11 +6,10 @@ each in its own module of this folder; the core (:mod:`..sources`, :mod:`..pair_
 between D and D′: what differs is the data's doing -- Cebere, Erb, Desfontaines, Bellet & Fitzsimons, PETS 2026, §4):
 
 * ``install`` replaces only public names, and only through ``hooks.replace`` (given back when the session ends).
-  Each replacement either draws from the run's generator (``hooks.sources.rng()``: a ``draws`` adapter, whose draws
-  are then the generator's own recorded events, of the law the generator's method names), or records one event on
-  the run's tape per call of the library's primitive (a library adapter), or notes the source as not recorded
-  (``hooks.sources.note``: undecided where it cannot be replayed).  It never draws unrecorded noise into a run of
-  the program that the run's tape does not note: a draw the tape does not show is composed by nobody.
+  Each replacement either draws from the run's generator (``hooks.sources.rng()``: a ``draws`` adapter), or records
+  one event on the run's tape per call of the library's primitive (a library adapter), or notes the source as not
+  recorded (``hooks.sources.note``).  It never draws noise into a run that the run's tape does not show or note: a
+  draw the tape does not show is composed by nobody.
 * **A replay returns the recorded draw**: the recorded output, or -- for a call that adds its noise to a value it
   shows -- the value given plus the recorded noise (moved by the probe as a location family's is:
   :func:`replayed_sum`), never a fresh draw; a call whose name, class or parameters differ from the recorded one's
@@ -18,10 +17,8 @@ between D and D′: what differs is the data's doing -- Cebere, Erb, Desfontaine
   (``tape.depth``) the library's own draws are its own, unrecorded: they are the primitive's law.
 * **Its steps** (``upper_step``, ``lower_step``): the upper step of a call bounds the call's privacy loss from above
   at the distance its input moved between D and D′ (a privacy map, a declared budget at a move within its declared
-  sensitivity), or the call is reported :class:`~.findings.Unaccounted`; a lower step is made only from a law the
-  adapter recorded for that very call, never on a draw it did not record.  What it cannot bound is
-  :class:`~.findings.Unaccounted` (the claim undecided on the pair, for the black box to confirm): an adapter's
-  reading may certify, never refute by itself.
+  sensitivity), or the call is reported :class:`~.findings.Unaccounted` (the claim undecided on the pair); a lower
+  step is made only from a law the adapter recorded for that very call.
 
 A ``draws`` adapter (numpy, ``random``, ``scipy.stats``, torch) has no steps of its own: its draws are the
 generator's events, composed by their law (:mod:`..step_laws`); it is installed in the black box's releases too
@@ -152,8 +149,7 @@ def replayed_sum(tape: Tape, recorded: LibraryCall, given: Any, before: Any) -> 
     """An additive call's output on a replay: the value ``given`` plus the recorded noise (moved by the probe where
     it moves this call: :meth:`.recorder.Tape.noise`), as an object of the recorded output's kind (:func:`like`).
     Where the probe did not move it, each coordinate whose value is the recorded one (``before``, equal as a double,
-    NaN as NaN) is the recorded output's own -- not a sum ``v + (output − v)`` that may round otherwise (releases are
-    compared bit for bit: a library's own unseeded noise would else move by an ulp, which the release then shows)."""
+    NaN as NaN) is the recorded output's own, bit for bit -- not a sum ``v + (output − v)`` that may round otherwise."""
     unshifted = np.asarray(recorded.noise, dtype=float)  # a new array where the noise is a numpy scalar
     noise = tape.noise(len(tape.replayed) - 1, unshifted)
     new = np.asarray(given, dtype=float)
@@ -169,10 +165,8 @@ def replayed_sum(tape: Tape, recorded: LibraryCall, given: Any, before: Any) -> 
 
 def like(output: Any, moved: Any) -> Any:
     """``moved`` (a float array of ``output``'s shape) as an object of ``output``'s kind: a list, a number, an array
-    of ``output``'s dtype -- so that a replayed release is compared as the recorded one is (its types are part of
-    it).  An integer of ``output`` stays an integer where its replayed value is one (a count moved by whole units);
-    a replay whose probe shifted the noise by a fraction returns that fraction, a float, never a truncation of it
-    (the release then changes its structure, which the probe reads as noise that is not additive)."""
+    of ``output``'s dtype (its types are part of the release).  An integer of ``output`` stays an integer where its
+    replayed value is one; a fraction a probe shifted the noise by stays a float, never a truncation of it."""
     if isinstance(output, list):
         return [_one_like(o, m) for o, m in zip(output, moved.ravel().tolist())]
     if moved.ndim == 0:
