@@ -12,13 +12,10 @@
     [audit]                           # trials, draw_sets, seed, alpha, law (optional)
     trials = 2000
 
-The tables are the options of ``pdp-audit program`` (:mod:`pdp_audit.audits.program.config`): each key is the option
-of the same name in the table its declaration names, built into the same config by the same function
-(:meth:`pdp_audit.verify.core.plan.KindPlan.configure`) and run by the same audit
-(:func:`pdp_audit.audits.program.audit.run_program`, handed in by the catalogue), so a deployment and the command
-with the same settings and seed give the same verdict and numbers.  Every problem -- an unknown key, a value out
-of range, a missing data file, a module that is not beside the file or installed, a function it does not define --
-is one :class:`~pdp_audit.verify.inputs.validation.InputError` naming the file and the key, before the program runs.
+The tables are the options of ``pdp-audit program`` (:mod:`pdp_audit.audits.program.config`), built into the same
+config by the same function (:meth:`pdp_audit.verify.core.plan.KindPlan.configure`) and run by the same audit, so a
+deployment and the command with the same settings and seed give the same verdict and numbers.  Every problem is one
+:class:`~pdp_audit.verify.inputs.validation.InputError` naming the file and the key, before the program runs.
 
 The module's source bytes are read once, hashed and executed (:func:`pdp_audit.verify.evidence.user_code.
 load_factory`), and the data file's bytes read once, hashed and parsed (:func:`pdp_audit.audits.program.audit.

@@ -202,11 +202,9 @@ class FreeDiffers(Finding):
 def apart(on_d: Iterable[float], on_d_prime: Iterable[float]) -> float:
     """How far release coordinates moved between D and D′ with the same noise, in [0, 1]: m/(1 + m) for m the
     largest |b − a|/max(|a|, 1) over the coordinates, 1 where a finite coordinate became NaN or ±inf, 0 where none
-    moved.  Not a privacy loss: an order among the pairs whose noise-free coordinates differ, which ties otherwise
-    (the first neighbour searched was the black box's witness).  The data reaches such a release unchecked furthest
-    where a record moves it most -- an outlier far outside the domain, or a NaN its clipping passes (a release
-    that is NaN on D′ and never on D) -- and the black box confirms that pair first; which pair it confirms never
-    decides a verdict by itself (the black box's test does)."""
+    moved.  Not a privacy loss: an order among the pairs whose noise-free coordinates differ, so that the black box
+    confirms first the pair a record moves most (an outlier, or a NaN its clipping passes); which pair it confirms
+    never decides a verdict by itself."""
     largest = 0.0
     for a, b in zip(on_d, on_d_prime):
         x, y = float(a), float(b)
@@ -274,9 +272,7 @@ class Unaccounted(Finding):
     no exact law here, a value it is added to that is not visible, a library budget not declared.  Leaves the claim
     undecided on the pair.  ``moved``: how far its input moved in the units of what is known of it, as x/(1 + x) in
     [0, 1) (0: not known) -- a library mechanism's excess x over its declared sensitivity, a noise with no exact law
-    its shift over its scale: its magnitude, which orders the pairs for the witness only (a mechanism of sensitivity
-    0 whose input moved by 1, a logistic noise whose input moved by two scales, changes the release's law more than
-    one moved by 0.01: the black box confirms on the pair where it moved most)."""
+    its shift over its scale: its magnitude, which orders the pairs for the witness only."""
 
     check: ClassVar[str] = "composition"
     kind: ClassVar[str] = "unaccounted"

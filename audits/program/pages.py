@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
+from collections import Counter
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -106,7 +107,7 @@ def witness_table(data: Any, pair: PairResult, highlight: bool = True) -> Table:
         values = ["—" if row is None else number(columns[j][1][row]) for j in order]
         cells.append([label, f"{size} records", where, *values])
     hidden = [j for j in range(len(names)) if j not in order]
-    headings = [f"{names[j]}" for j in order]
+    headings = [names[j] for j in order]
     if hidden:
         alike = "equal" if not any(differs(j) for j in hidden) else "more"
         headings[-1] += f" (+{len(hidden)} {alike} fields)"
@@ -368,10 +369,7 @@ def _change(name: str) -> str:
 
 def _searched(analysis: Analysis) -> str:
     """The neighbours searched, counted by how they were made."""
-    counts: dict[str, int] = {}
-    for p in analysis.pairs:
-        verb = p.neighbour.name.split(" ", 1)[0]
-        counts[verb] = counts.get(verb, 0) + 1
+    counts = Counter(p.neighbour.name.split(" ", 1)[0] for p in analysis.pairs)
     words = {"remove": "a record removed", "add": "a record added", "replace": "a record replaced"}
     parts = [f"{n} with {words.get(verb, verb)}" for verb, n in counts.items()]
     proposed = [p for p in analysis.pairs if p.neighbour.found_by]

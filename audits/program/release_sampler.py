@@ -13,11 +13,8 @@ of datasets (:func:`release_samplers`), every release a fixed-width row of numbe
    value columns clip it), a number beyond the row's width (cut);
 3. … the numbers in order, a non-finite one as 0, clipped to ±:data:`LARGEST`, padded with zeros or cut to the width.
 
-So nothing of the release is lost: the structure, the numbers held in the value columns and the parts column 2 hashes
-give the release back (the codec's decoding argument), but for a collision of the 32-bit hashes.  The numeric view the
-statistics read is the value columns, and every part of the encoding they drop is a function of column 0 or 2: an
-event the black box's statistics can choose (its outcome score keys the rows' repeated values by their bits, its
-histograms bin each column).
+So nothing of the release is lost but for a collision of the 32-bit hashes: every part of the encoding the value
+columns drop is a function of column 0 or 2, an event the black box's statistics can choose.
 
 **Why a test on these columns is valid.**  Each column is a fixed function of the release -- CRC-32 of bytes
 (``repr`` of a tuple of plain values, the numbers' little-endian bits) is the same in every process, and the rest are

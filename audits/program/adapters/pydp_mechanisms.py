@@ -1,10 +1,9 @@
 """PyDP's mechanisms recorded at their Python boundary: pipeline-dp's noise and partition selection.
 
 pipeline-dp (its ``DPEngine`` on any backend) draws every noise value and every partition-selection coin through
-PyDP, Google's differential-privacy library compiled behind pybind11: ``LaplaceMechanism(epsilon, sensitivity)``
-and ``GaussianMechanism(epsilon, delta, l2_sensitivity)``'s ``add_noise(value)``, and a partition-selection
-strategy's ``should_keep(num_users)``.  The draws themselves (its ``SecureURBG``) are out of reach; the calls are
-not.  Each is recorded as OpenDP's measurements are (:mod:`.opendp_measurements`): the value given, the output, and the
+PyDP, Google's differential-privacy library compiled behind pybind11: ``LaplaceMechanism`` and
+``GaussianMechanism``'s ``add_noise(value)``, and a partition-selection strategy's ``should_keep(num_users)``.  The
+draws themselves are out of reach; the calls are not.  Each is recorded with the value given, the output, and the
 mechanism's public parameters (``epsilon``, ``delta``, its sensitivity), compared on a replay.
 
 * ``add_noise(v)`` returns ``v + z``: recorded as additive noise ``z = output − v``, a replay returning
