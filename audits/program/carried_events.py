@@ -11,15 +11,13 @@ where the release no longer carries η (a Gaussian mean whose unclamped δ(1) is
 **A range** (:func:`ranges`).  For each carried element j (law F of scale b, recorded draw η₀) a range [−T, T] of
 the noise with P[|η| > T] = τ_j: the program is replayed on D and on D′ with η at −T, −T + h, T − h and T, and the
 coordinate must increase strictly in the coefficient's direction through those four points and the recorded draw,
-on each side.  A clamp before either end makes the coordinate flat there, and fails.  Where it holds, the coordinate
-is (read locally, as the probe reads it) a strictly monotone post-processing of x + η on the range, the same on D and
-D′ (the post-processing does not depend on the data: :mod:`.trace`'s notes): the value it recovers has the law of
-x + η but on an event of probability at most τ_j on either side, so the element's step is composed with slack
-(1 + e^ε)·τ_j (total variation τ_j on each side).  An infinite shift (the coordinate non-finite on D′ at D's
-draws, so its step's δ(ε) is 1) is decided by the partition {the coordinate is non-finite} instead: its range
-reaches :data:`RANGE_REACH` scales (τ_j at most 1.2e-299), the coordinate must be finite on D at the four points and
-non-finite on D′, and the step's slack is again (1 + e^ε)·τ_j; no monotony is asked of D, as the partition does
-not read the value.
+on each side (a clamp before either end makes it flat there, and fails).  Where it holds, the coordinate is (read
+locally, as the probe reads it) a strictly monotone post-processing of x + η on the range, the same on D and D′:
+the value it recovers has the law of x + η but on an event of probability at most τ_j on either side, so the
+element's step is composed with slack (1 + e^ε)·τ_j.  An infinite shift (the coordinate non-finite on D′ at D's
+draws: δ(ε) = 1) is decided by the partition {the coordinate is non-finite} instead: its range reaches
+:data:`RANGE_REACH` scales, the coordinate must be finite on D at the four points and non-finite on D′, and the
+step's slack is again (1 + e^ε)·τ_j.
 
 **Events** (:func:`events`), where the range fails, and for a rescaled call (its scale read from the data: b on D, b′
 on D′, where the range says nothing of D′'s law).  Coordinate i carries element j with coefficient a at η₀ (value y₀
@@ -28,13 +26,11 @@ y₀ + a(u − η₀) and D′'s at y₀′ + a·s(u − η₀), s = b′/b (the
 s = 1 where the call is not rescaled).  For a level c, the event {σR_i > σc} (σ = sign a) is {u > e} on D and
 {u > e′} on D′, and u has D's law on both sides, so the partition's law is P = (F(e), 1 − F(e)) on D and
 Q = (F(e′), 1 − F(e′)) on D′.  Edges are placed where the partition's δ(ε_j) is largest by this prediction, one for
-each direction (ε_j the element's share of ε, by its μ; for a rescaled call, ε and a grid out to
-:data:`~.tail_edges.TAIL_REACH` scales: its loss is unbounded in the tails); then each is **verified by replay**: D at
-u = e ∓ h (the level c is D's value at e − h, and D's value at e + h must be past it), D′ at its predicted edge ∓ h′
-(below the level at the lower end, past it at the upper).  Each edge is then known to its bracket, as
-:mod:`.landing` knows a rounding's levels, and the partition's law is composed
-(:func:`.rounded_steps.partitioned`, its slack the brackets' mass).  A clamp before the edge fails the check (the
-values at both ends are the clamp's), and the edge is dropped.
+each direction (ε_j the element's share of ε; for a rescaled call, out to :data:`~.tail_edges.TAIL_REACH` scales);
+then each is **verified by replay**: D at u = e ∓ h (the level c is D's value at e − h, and D's value at e + h must
+be past it), D′ at its predicted edge ∓ h′ (below the level at the lower end, past it at the upper).  Each edge is
+then known to its bracket, and the partition's law is composed (:func:`.rounded_steps.partitioned`, its slack the
+brackets' mass).  A clamp before the edge fails the check, and the edge is dropped.
 
 **Sound for** a coordinate that is, as a function of the noise element alone, a monotone post-processing of x + η
 that the data does not set, where it is sampled: the recorded draw, the probe's shifts, the range's ends and the

@@ -28,17 +28,15 @@ steps once in 10⁶ draws), so any secret draw makes the refutation the black bo
 
 **Revealed draws that set other steps' shifts.**  Revealing a draw is not enough where its value sets another step's
 shift: a step whose query an earlier noisy answer chooses (``y₂ = (s if y₁ > t else 0) + Lap``) has, given y₁, the
-shift of its query at y₁, and the release's law is a mixture over y₁ of such conditional compositions; the replay
-reads the shifts at the recorded y₁ (and D′'s y₁ moved by its own shift), which may be far above the mixture's
-(δ(2) ≥ 0.995 read where the pair's is 0.37).  The composition is the pair's only where the release on D′ is D's at
-the noise moved by constant shifts across the noise's range, R_D′(η) = R_D(η + Δ) (:mod:`.same_map`); where that check
-finds a sample that differs, a lower composition above the claim is conditioned too (:class:`.findings.Conditioned`,
-``map_moved``) -- where the carried elements could shape one another: drawn by two calls or more (the program sees
-one call's draws before it makes the next call's input), or by one call of several elements the program sees whole
-(a vector drawn by numpy, random or torch: ``y₂``'s query may read ``z[0]``).  One library mechanism that adds its
-noise inside the call (:class:`~.events.LibraryCall`) gives the program no element before its input is made, so its
-elements set none of its shifts.  Where the check does not run (a pair with a finding of its own) the rule above
-stands alone.
+shift of its query at y₁, and the release's law is a mixture over y₁ of such conditional compositions, whose δ the
+shifts read at the recorded y₁ may far exceed.  The composition is the pair's only where the release on D′ is D's
+at the noise moved by constant shifts across the noise's range, R_D′(η) = R_D(η + Δ) (:mod:`.same_map`); where that
+check finds a sample that differs, a lower composition above the claim is conditioned too
+(:class:`.findings.Conditioned`, ``map_moved``) -- where the carried elements could shape one another: drawn by two
+calls or more, or by one call of several elements the program sees whole (a vector drawn by numpy, random or torch).
+One library mechanism that adds its noise inside the call (:class:`~.events.LibraryCall`) gives the program no
+element before its input is made, so its elements set none of its shifts.  Where the check does not run (a pair
+with a finding of its own) the rule above stands alone.
 """
 
 from __future__ import annotations
