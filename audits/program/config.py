@@ -157,12 +157,7 @@ _EPSILON, _DELTA, _NEIGHBOURS, _SEARCH, _CANDIDATES, _BOUNDS, _TRIALS, _DRAW_SET
 class ProgramAuditConfig(AuditConfig):
     """An (ε, δ)-DP claim of a program ``program(data, rng)`` under the relation ``neighbours``: ``target`` the
     pair (program, dataset) given by the API; else ``program`` (MODULE:FUNCTION) and ``data`` (a file) name them.
-    ``bounds``: the declared domain of a record (:mod:`.domain`: ``LOW,HIGH``, or per field
-    ``COLUMN=LOW,HIGH;COLUMN={A,B,…}``); ``trials``: the confirmation's fresh releases per
-    world; ``draw_sets``: the sets of noise draws recorded (the neighbours replayed on them in turn); ``search`` and
-    ``candidates``: the neighbour search beyond the named list (:mod:`.search`); decided at
-    family-wise false-alarm probability ``alpha``; ``law``: the program as implemented in floating
-    point, or the real-valued laws of its primitives (:data:`pdp_audit.verify.core.config.LAWS`)."""
+    Every other field is the option of its name (:data:`_OPTIONS`: its help says what it holds)."""
 
     claim_epsilon: float = option(_EPSILON)
     claim_delta: float = option(_DELTA)
