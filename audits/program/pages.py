@@ -25,6 +25,7 @@ from pdp_audit.audits.program.call_trace import (
     trace_table,
 )
 from pdp_audit.audits.program.confirmation import witness as witness_of
+from pdp_audit.audits.program.domain import fields_of
 from pdp_audit.audits.program.neighbours import changed
 from pdp_audit.audits.program.relation_hint import PAGE_HINT
 from pdp_audit.audits.program.results import Analysis, PairResult
@@ -69,13 +70,9 @@ def shown_pair(analysis: Analysis, run: Run | None = None) -> PairResult | None:
 
 
 def _fields(data: Any) -> list[tuple[str, Any]]:
-    """(name, column) of each field of a dataset."""
-    if hasattr(data, "iloc") and hasattr(data, "columns"):
-        return [(str(c), data[c].to_numpy()) for c in data.columns]
-    array = np.asarray(data)
-    if array.ndim == 1:
-        return [("value", array)]
-    return [(f"field {j}", array[:, j]) for j in range(array.shape[1])]
+    """(name, column) of each field of a dataset (:func:`.domain.fields_of`), as the witness table heads them."""
+    frame = hasattr(data, "iloc") and hasattr(data, "columns")
+    return [(str(k) if frame else "value" if k is None else f"field {k}", v) for k, v in fields_of(data)]
 
 
 def witness_table(data: Any, pair: PairResult, highlight: bool = True) -> Table:

@@ -130,11 +130,8 @@ class Sources:
         """Note an unrecorded source on the run's tape (once per source and line), where the program itself used it
         (not inside a recorded library primitive)."""
         tape = self.tape()
-        if tape is None or tape.depth:
-            return
-        found = Unrecorded(what, why, program_line(), undecided)
-        if found not in tape.unrecorded:
-            tape.unrecorded.append(found)
+        if tape is not None and not tape.depth:
+            tape.note(Unrecorded(what, why, program_line(), undecided))
 
     def seed_kind(self, seed: Any) -> str:
         """``"fresh"`` (no seed: entropy; a seed sequence or bit generator minted fresh in the session, or a child of
