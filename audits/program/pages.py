@@ -390,20 +390,18 @@ def _how_found(pair: PairResult, confirm: Check | None = None) -> str:
 _SENTENCE_END = re.compile(r"(?<!\bal)\. (?=[A-Z])")
 
 
-def _first_sentences(text: str, count: int = 2) -> str:
-    parts = _SENTENCE_END.split(text)
-    return ". ".join(parts[:count]).rstrip(".") + "."
+def _first_sentence(text: str) -> str:
+    return _SENTENCE_END.split(text)[0].rstrip(".") + "."
 
 
 def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) -> tuple[str, str]:
     """The banner's headline about the claim and its one reading."""
     by_id = {c.id: c for c in run.checks}
-    confirm = _confirmation(run)
+    confirm, composition = _confirmation(run), by_id.get("program-composition")
     if run.verdict == "fail":
         where = _change(pair.neighbour.name) if pair is not None else "see below"
         finding = f": {pair.structural[0].line}" if pair is not None and pair.structural else ""
         reading = [f"Witness pair: {where}{finding}."]
-        composition = by_id.get("program-composition")
         if composition is not None and composition.verdict == "fail" and composition.estimate is not None:
             epsilon, delta = float(run.parameters["epsilon"]), float(run.parameters["delta"])
             reading.append(
@@ -427,10 +425,9 @@ def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) 
             f"{run.alpha:g})"
         )
     open_checks = [c for c in run.checks if c.verdict == "inconclusive" and c.id != "program-confirm"]
-    why = _first_sentences(open_checks[0].note, 1) if open_checks else "nothing decides the claim."
+    why = _first_sentence(open_checks[0].note) if open_checks else "nothing decides the claim."
     why = why if why.startswith("Not certified") else f"Not certified: {why}"
-    estimate = _estimated(by_id.get("program-composition"))
-    composition = by_id.get("program-composition")
+    estimate = _estimated(composition)
     tightest = composition.details.get("certified_at") if composition is not None else None
     if tightest:  # the exact composition certifies a larger δ: the tightest claim it holds, said first
         title = f"{claim_word(run.verdict)}: certified at ({tightest[0]:g}, {tightest[1]:.4g}), not at {claim}"
