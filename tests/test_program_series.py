@@ -205,8 +205,8 @@ def test_no_twin_fails(program, data, options):
 # --- the libraries' own pipelines (issue 71): small budgets, each decided by what the audit found itself ---------
 @_needs("opendp")
 def test_an_opendp_pipeline_over_strings_for_the_wrong_relation_is_refuted_by_composition():
-    """Seen failing before OpenDP's chains were read as their parts (:mod:`.adapters.opendp_chains`): the argument, a
-    vector of strings, "cannot be compared", and the composition read no step (inconclusive)."""
+    """Seen failing before OpenDP's chains were read as their parts (:mod:`.adapters.opendp_measurements`): the
+    argument, a vector of strings, "cannot be compared", and the composition read no step (inconclusive)."""
     options = {**REPLACE_ONE, "bounds": {"product": list(s.PRODUCTS)}, "trials": 100, "law": "ideal"}
     run = _audit(s.opendp_product_counts_add_remove, s.PRODUCT_REVIEWS, options)
     composition = next(c for c in run.checks if c.id == "program-composition")

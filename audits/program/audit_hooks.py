@@ -1,11 +1,10 @@
 """The process's one audit hook (PEP 578), which acts only inside :func:`watching` blocks.
 
-CPython raises an *audit event* where code opens a file (``open``: ``builtins.open``, ``io.open``, ``os.open``,
-``pathlib``, with the path, the mode -- None for ``os.open`` -- and the flags), makes a temporary file or folder
-(``tempfile.mkstemp``, ``tempfile.mkdtemp``), starts a process, and at many other places (the events table of the
-``sys`` module's documentation, 3.10 to 3.13).  ``sys.addaudithook`` cannot be undone: a hook added stays for the
-life of the process -- the user's own process, where the API or the pytest plugin runs an audit.  So one hook is
-added, at the first :func:`watching` block, and it acts only through the handlers of the blocks open at the time:
+CPython raises an *audit event* where code opens a file (``open``, with the path, the mode and the flags), makes a
+temporary file or folder (``tempfile.mkstemp``, ``tempfile.mkdtemp``), and at many other places (the ``sys`` module's
+events table).  ``sys.addaudithook`` cannot be undone: a hook added stays for the life of the process (the user's
+own, where the API or the pytest plugin runs an audit).  So one hook is added, at the first :func:`watching` block,
+and it acts only through the handlers of the blocks open at the time:
 outside every block each event costs one look-up in an empty dictionary, beside the cost of calling a Python hook
 at all (about 0.3 µs an event: an ``id()``, which raises ``builtins.id``, takes several times as long).
 

@@ -3,27 +3,41 @@
 ``Measurement.__call__`` and ``invoke`` record the argument, the output and the measurement's metric, measure and
 privacy map; a replay returns ``arg′ + (output − arg)`` for a numeric output of the argument's shape (an additive
 measurement: :func:`.base.replayed_sum`), else the recorded output.  A measurement made by a constructor of
-:data:`LAWS` also records its noise law (:func:`noise_law`; its scale is then a parameter compared on replay).  A chain
-``t >> m`` is recorded as ``m`` applied to ``t``'s output (:mod:`.opendp_chains`); a Polars release is collected once
-(:mod:`.opendp_frames`).  Its steps: :mod:`.opendp_steps`.
+:data:`LAWS` also records its noise law (:func:`noise_law`; its scale is then a parameter compared on replay).  A
+Polars release is collected once (:mod:`.opendp_frames`).  Its steps: :mod:`.opendp_steps`.
 
 An interactive measurement (a compositor: ``make_sequential_composition``, ``Context.compositor``) returns a
 queryable, which draws nothing itself: each measurement asked of it is recorded as that measurement applied to the
 compositor's argument, its answer the queryable's (which charges the budget), and on a replay the compositor is
 made again on the replay's argument (a queryable answers each query once: the recorded one would refuse).  The
 compositor's own call is then no step of the composition (:func:`.opendp_steps.map_step`): its queries are.
+
+**Chains** (:func:`_install_chains`).  A measurement made by ``make_chain_mt(m, t)`` -- what ``t >> m`` builds -- is
+recorded as the measurement ``m`` applied to ``t``'s output: a pipeline over categorical data (counts by category of
+a vector of strings, then Laplace noise) is called on the strings, which hold no number, so neither the distance its
+argument moved nor the noise the release carries can be read off the chain's argument; its transformation's output
+(the counts) can.  *Sound for*: OpenDP's chain is "a Measurement that when invoked, computes
+``measurement1(transformation0(x))``" (its documentation, OpenDP 0.16), and its transformations are deterministic
+(the programming framework of Gaboardi, Hay & Vadhan, 2020, §2).  So ``chain(x) = m(t(x))`` in law, with ``t(x)``
+computed by the transformation's own public ``__call__``: the recorder reads the release as ``m``'s output on it,
+accounts ``m`` by its privacy map at the distance ``t(x)`` moved (the chain's map at the distance ``x`` moved is
+``m``'s map after ``t``'s stability map: no looser) and, where ``m``'s law is read, below by that law.  A chain whose
+parts are not known here (built before the recording, or by another combinator) is recorded as it is called.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import inspect
 import math
+import weakref
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program.adapters import opendp_chains, opendp_frames, opendp_steps
+from pdp_audit.audits.program.adapters import opendp_frames, opendp_steps
 from pdp_audit.audits.program.adapters.base import Adapter, Hooks, Sources, additive, replayed_sum
 from pdp_audit.audits.program.events import Compiled
 from pdp_audit.audits.program.recorder import Tape, copied, program_line
@@ -58,7 +72,50 @@ def install(hooks: Hooks) -> None:
     for name in LAWS:
         if constructors is not None and hasattr(constructors, name):
             hooks.replace(constructors, name, measurements.constructor(name, getattr(constructors, name)))
-    opendp_chains.install(hooks.replace, measurements.chains)
+    _install_chains(hooks.replace, measurements.chains)
+
+
+@dataclass(frozen=True)
+class Parts:
+    """A chain's two parts: the ``measurement`` applied to the output of the ``transformation``."""
+
+    measurement: Any
+    transformation: Any
+
+
+class Noted:
+    """Objects noted by id while they live (chains, measurements, queryables): a weak reference to each and what is
+    noted of it."""
+
+    def __init__(self) -> None:
+        self._noted: dict[int, tuple[weakref.ref, Any]] = {}
+
+    def note(self, made: Any, what: Any) -> None:
+        key = id(made)
+        self._noted[key] = (weakref.ref(made, lambda _: self._noted.pop(key, None)), what)
+
+    def get(self, made: Any) -> Any:
+        """What was noted of ``made`` (None: nothing)."""
+        entry = self._noted.get(id(made))
+        return entry[1] if entry is not None and entry[0]() is made else None
+
+
+def _install_chains(replace: Callable[[Any, str, Any], None], chains: Noted) -> None:
+    """OpenDP's public ``make_chain_mt`` (which ``Transformation.__rshift__`` calls by its module name) replaced for
+    the session: it notes in ``chains`` the :class:`Parts` of each chain it makes (module notes)."""
+    try:  # before 0.6 OpenDP named the module ``opendp.comb``
+        combinators: Any = importlib.import_module("opendp.combinators")
+    except ImportError:
+        combinators = importlib.import_module("opendp.comb")
+    original: Callable = combinators.make_chain_mt
+
+    def make_chain_mt(measurement1: Any, transformation0: Any) -> Any:
+        chain = original(measurement1, transformation0)
+        chains.note(chain, Parts(measurement1, transformation0))
+        return chain
+
+    make_chain_mt.__doc__ = original.__doc__
+    replace(combinators, "make_chain_mt", make_chain_mt)
 
 
 class _Measurements:
@@ -67,7 +124,7 @@ class _Measurements:
 
     def __init__(self, sources: Sources, call: Callable):
         self.sources, self.call = sources, call
-        self.laws, self.asked, self.chains = opendp_chains.Noted(), opendp_chains.Noted(), opendp_chains.Noted()
+        self.laws, self.asked, self.chains = Noted(), Noted(), Noted()
 
     def recorded(self, measurement: Any, whole: Any, answer: Callable[[], Any] | None = None) -> Any:
         """A measurement's call on ``whole`` (``answer``: a queryable's, which asks it), recorded or replayed."""
@@ -76,7 +133,7 @@ class _Measurements:
             return self.call(measurement, whole)
         measured, arg = measurement, whole
         parts = self.chains.get(measurement)
-        if parts is not None:  # a chain m ∘ t: recorded as m applied to t's output (:mod:`.opendp_chains`)
+        if parts is not None:  # a chain m ∘ t: recorded as m applied to t's output (module notes)
             with tape.inside():
                 measured, arg = parts.measurement, parts.transformation(whole)
         parameters = {name: _named(measured, name) for name in ("input_metric", "output_measure")}
