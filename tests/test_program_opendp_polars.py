@@ -1,5 +1,5 @@
-"""OpenDP's Polars API in the program audit (:mod:`pdp_audit.audits.program.opendp_frames`): a context over a
-``LazyFrame``, a query's ``release()`` (a ``OnceFrame``) collected by the program, as OpenDP's guide writes it.
+"""OpenDP's Polars API in the program audit (:mod:`pdp_audit.audits.program.adapters.opendp_measurements`): a context
+over a ``LazyFrame``, a query's ``release()`` (a ``OnceFrame``) collected by the program, as OpenDP's guide writes it.
 
 A clipped sum of a column in [0, 1] (``dp.sum(bounds=(0, 1))``, Laplace noise), one record added or removed
 (contributions = 1), a context of ε = 1: certified through OpenDP's privacy map at the distance the frames' rows

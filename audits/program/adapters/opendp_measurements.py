@@ -3,8 +3,8 @@
 ``Measurement.__call__`` and ``invoke`` record the argument, the output and the measurement's metric, measure and
 privacy map; a replay returns ``arg′ + (output − arg)`` for a numeric output of the argument's shape (an additive
 measurement: :func:`.base.replayed_sum`), else the recorded output.  A measurement made by a constructor of
-:data:`LAWS` also records its noise law (:func:`noise_law`; its scale is then a parameter compared on replay).  A
-Polars release is collected once (:mod:`.opendp_frames`).  Its steps: :mod:`.opendp_steps`.
+:data:`LAWS` also records its noise law (:func:`noise_law`; its scale is then a parameter compared on replay).  Its
+steps: :mod:`.opendp_steps`.
 
 An interactive measurement (a compositor: ``make_sequential_composition``, ``Context.compositor``) returns a
 queryable, which draws nothing itself: each measurement asked of it is recorded as that measurement applied to the
@@ -23,6 +23,13 @@ computed by the transformation's own public ``__call__``: the recorder reads the
 accounts ``m`` by its privacy map at the distance ``t(x)`` moved (the chain's map at the distance ``x`` moved is
 ``m``'s map after ``t``'s stability map: no looser) and, where ``m``'s law is read, below by that law.  A chain whose
 parts are not known here (built before the recording, or by another combinator) is recorded as it is called.
+
+**Polars** (:func:`_collected`, :func:`_handed`).  OpenDP's Polars measurements (``make_private_lazyframe``, what
+``Context.query().….release()`` asks of a compositor) answer with a ``OnceFrame``: a one-shot handle whose
+``collect()`` evaluates the private plan, drawing its noise in OpenDP's own sampler, and refuses a second time.  The
+recorder collects it where the measurement answers (the same plan on the same data, so the same law) and hands the
+program a ``OnceFrame`` over the frame collected: a replay hands it the recorded frame again, where the recorded
+handle would refuse.
 """
 
 from __future__ import annotations
@@ -31,13 +38,14 @@ import dataclasses
 import importlib
 import inspect
 import math
+import sys
 import weakref
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program.adapters import opendp_frames, opendp_steps
+from pdp_audit.audits.program.adapters import opendp_steps
 from pdp_audit.audits.program.adapters.base import Adapter, Hooks, Sources, additive, replayed_sum
 from pdp_audit.audits.program.events import Compiled
 from pdp_audit.audits.program.recorder import Tape, copied, program_line
@@ -148,7 +156,7 @@ class _Measurements:
             with tape.inside():
                 return self._interactive(self.call(measurement, whole), whole)
         if before.once:
-            return opendp_frames.handed(before.noise)
+            return _handed(before.noise)
         return before.noise if before.law != "library" else replayed_sum(tape, before, arg, before.input)
 
     def _recording(self, tape: Tape, asked: Compiled, call: Callable[[], Any], whole: Any) -> Any:
@@ -157,11 +165,11 @@ class _Measurements:
         probe like a location family's, with its constructor's law; else its output."""
         with tape.inside():
             output = call()
-            frame = opendp_frames.collected(output)
+            frame = _collected(output)
         line = program_line()
         if frame is not None:
             tape.recorded.append(dataclasses.replace(asked, noise=frame, once=True, line=line))
-            return opendp_frames.handed(frame)  # the program gets a handle over the frame
+            return _handed(frame)  # the program gets a handle over the frame
         if _queryable(output):
             tape.recorded.append(dataclasses.replace(asked, noise=output, interactive=True, line=line))
             return self._interactive(output, whole)
@@ -261,6 +269,58 @@ def noise_law(name: str, measurement: Any, original: Callable, args: tuple, kwar
         return None
     grid = (2.0**-1074 if "f64" in carrier else 2.0**-149) if floating else 1.0  # the smallest granularity
     return {"law": law, "scale": scale, "constructor": name, "grid": grid}
+
+
+def _collected(output: Any) -> Any | None:
+    """The frame a measurement's ``OnceFrame`` output collects (its one evaluation); None for another output."""
+    once = _once_frame_class()
+    if once is None or not isinstance(output, once):
+        return None
+    handle: Any = output  # OpenDP's OnceFrame (its class found at run time)
+    return handle.collect()
+
+
+def _handed(frame: Any) -> Any:
+    """A ``OnceFrame`` whose ``collect()`` returns ``frame`` once and then refuses as OpenDP's does, and whose
+    ``lazy()`` returns it as a ``LazyFrame`` (OpenDP's honest-but-curious escape): what the program is handed on the
+    record and on every replay."""
+    return _collected_class()(frame)
+
+
+def _once_frame_class() -> type | None:
+    module = sys.modules.get("opendp.extras.polars")
+    found = getattr(module, "OnceFrame", None)
+    return found if isinstance(found, type) else None
+
+
+_COLLECTED: dict[type, type] = {}
+
+
+def _collected_class() -> type:
+    """OpenDP's ``OnceFrame`` subclassed over a frame already collected (made once per ``OnceFrame`` class)."""
+    once = _once_frame_class()
+    assert once is not None, "_handed() follows _collected(), which found OpenDP's OnceFrame"
+    if once not in _COLLECTED:
+
+        class CollectedOnceFrame(once):  # type: ignore[misc,valid-type]
+            """A ``OnceFrame`` over a frame the audit collected when the measurement answered."""
+
+            def __init__(self, frame: Any):
+                self._frame, self._spent = frame, False
+
+            def collect(self) -> Any:
+                if self._spent:
+                    from opendp.mod import OpenDPException
+
+                    raise OpenDPException("FailedFunction", "OnceFrame has been exhausted")
+                self._spent = True
+                return self._frame.clone()
+
+            def lazy(self) -> Any:
+                return self._frame.lazy()
+
+        _COLLECTED[once] = CollectedOnceFrame
+    return _COLLECTED[once]
 
 
 def _additive(arg: Any, output: Any) -> np.ndarray | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections import Counter
 from fractions import Fraction
 from typing import Any
@@ -16,7 +17,6 @@ from typing import Any
 import numpy as np
 
 from pdp_audit.audits.program import step_laws
-from pdp_audit.audits.program.adapters import opendp_frames
 from pdp_audit.audits.program.adapters.base import Stepped
 from pdp_audit.audits.program.adapters.declared_budgets import exact_distance
 from pdp_audit.audits.program.events import Compiled, Event, LibraryCall, input_of
@@ -108,9 +108,18 @@ def dataset_distance(before: Any, after: Any, metric: str) -> int | None:
 
 
 def _records(dataset: Any) -> list | None:
-    """A dataset's records: a list as it is, a frame's rows (:func:`.opendp_frames.rows`: OpenDP's Polars API),
-    else None."""
-    return dataset if isinstance(dataset, list) else opendp_frames.rows(dataset)
+    """A dataset's records: a list as it is, a frame's rows (OpenDP's Polars API takes a ``LazyFrame`` or a
+    ``DataFrame``, pandas' too: its rows as a multiset under ``SymmetricDistance``) as tuples, else None."""
+    if isinstance(dataset, list):
+        return dataset
+    polars = sys.modules.get("polars")
+    if polars is not None and isinstance(dataset, (polars.LazyFrame, polars.DataFrame)):
+        whole = dataset.collect() if isinstance(dataset, polars.LazyFrame) else dataset
+        return whole.rows()
+    pandas = sys.modules.get("pandas")
+    if pandas is not None and type(dataset) is pandas.DataFrame:
+        return [tuple(r) for r in dataset.itertuples(index=False, name=None)]
+    return None
 
 
 def _typed(distance: float, metric: str) -> float | int:
