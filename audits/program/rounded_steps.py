@@ -15,10 +15,8 @@ near edges'), and keeps the larger bound net of its slack.
 draw to b′ (η′ = η·b′/b), so a level's edge on D′, in the recorded draw's units, is one of F = F_b too: the same
 partition's law on D′ is read with D's F.  Lap(b) against Lap(b′ ≠ b) has a log-likelihood ratio unbounded in its
 tails; of a rounded value, on the levels the rounding has there.  :func:`.tail_edges.tail_edges` puts one edge in each
-tail where, on the grid of D's first jump and the stretched one of D′'s, the tail group's δ(ε) = max(Q − e^ε P,
-P − e^ε Q) is largest by the laws' prediction; the reading verifies it by replay like any other (a clamp that ends
-the levels before it leaves it unverified, and it is dropped).  The prediction only places the edge: what is
-composed is the verified partition's law.
+tail where the tail group's δ(ε) = max(Q − e^ε P, P − e^ε Q) is largest by the laws' prediction; the reading
+verifies it by replay like any other (else it is dropped): what is composed is the verified partition's law.
 
 **Upper (certification).**  Where D′'s checked values are D's, bit for bit, and the call's scale is the same,
 R_i(D′; η) = R_i(D; η + d): the release is the same post-processing of the noisy value on both sides, and the

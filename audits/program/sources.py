@@ -20,12 +20,11 @@ where the program draws it (:mod:`.entropy`): the claim undecided.  A ``SeedSequ
 run takes its entropy from the run's generator (:meth:`Sources.minted`): what the program reads of it is the same on
 D and on every D′ of a draw set, as a recorded draw is.
 
-**Names bound at import** (``from numpy.random import laplace``, ``from numpy.random import RandomState``) in any
-module outside the standard library are rebound for the block (:mod:`.bound_names`).  **Not covered** (the replay on
-D then differs from the record: undecided, as before): a generator object made before the session (a
-``default_rng()``, ``RandomState()`` or ``random.Random()`` made at the program's import: the object itself is
-numpy's or Python's), a generator class of the program's own, draws inside compiled code, OpenDP's sampler outside
-its measurements.  Each library is installed once the program imports it (:meth:`Sources.wrap_new`).
+**Names bound at import** (``from numpy.random import laplace``) in any module outside the standard library are
+rebound for the block (:mod:`.bound_names`).  Each library is installed once the program imports it
+(:meth:`Sources.wrap_new`).  **Not covered** (the replay on D then differs from the record: undecided): a generator
+object made before the session (at the program's import), a generator class of the program's own, draws inside
+compiled code, OpenDP's sampler outside its measurements.
 
 **The black box** runs the program outside any session: there (:func:`sources_drawn`) the same names draw from each
 release's own generator, unrecorded, so that its releases follow the run's seed.
