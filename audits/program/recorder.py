@@ -38,7 +38,7 @@ AnEvent = TypeVar("AnEvent", bound=Event)
 #: The noise law of each location-scale family as the accounting knows it (None: no exact privacy-loss law here):
 #: ``method(loc, scale, size)``, its noise ``output − loc``.
 NOISE_LAW = {"laplace": "laplace", "normal": "gaussian", "gumbel": None, "logistic": None}
-#: Methods never wrapped: not randomness (``bit_generator``) or a new generator (``spawn``, refused on record).
+#: Methods never wrapped: not randomness.
 _UNWRAPPED = ("bit_generator",)
 #: Randomness the recorder cannot see: the certificate says so.
 NOT_RECORDED = (

@@ -95,7 +95,7 @@ def fields(data: Any, bounds: Any) -> list[Field]:
         if categories is not None:
             beyond = outside(values, categories)
             out.append(Field(name, "choice", values.dtype, values=(*categories, *([] if beyond is None else [beyond]))))
-        elif kind in "biuf" and kind != "b":
+        elif kind in "iuf":
             finite = _finite(values).astype(float)
             seen = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
             low, high = _bounds_of(bounds, name, values) or seen
