@@ -212,10 +212,8 @@ def _device_checked(sources: Sources, original: Callable) -> Callable:
 
 def seeded_system(sources: Sources) -> dict[str, Callable]:
     """``random.SystemRandom``'s draws from the run's generator, the law of each the same: ``random()`` a multiple of
-    2⁻⁵³ in [0, 1) (numpy's ``Generator.random``, as Python's ``SystemRandom.random``), ``getrandbits(k)`` and
-    ``randbytes(n)`` uniform bits (``Generator.bytes``).  numpy's own methods, not the session's recording ones: these
-    draws are never calls on the tape (a library's internals, or noted as unreplayable where the program makes
-    them)."""
+    2⁻⁵³ in [0, 1) (numpy's ``Generator.random``), ``getrandbits(k)`` and ``randbytes(n)`` uniform bits
+    (``Generator.bytes``), by numpy's own methods: never calls on the tape (noted where the program makes them)."""
     draw = np.random.Generator
 
     def system_random(self: Any) -> float:
