@@ -3,16 +3,13 @@
 The audit certifies a release as a function of the data and of the draws it records.  Randomness it does not record
 and that no interception sees (:mod:`.entropy` notes the operating system's) is constant within one process, or
 changes between the record and its replays: the second shows as a replay on D that differs from its record
-(``program-record``), the first does not -- the interpreter's **hash seed** (the iteration order of a set of strings),
-**object addresses** (``id()``, an object's default ``hash()`` and ``repr``), a value the program draws or reads
-**once** (at its import, or cached on its first call: the clock, ``os.getpid()``, numpy's global stream at import),
-the **clock** and the **process id**, and **thread scheduling**.  So the record of D (the first draw set's) is
-replayed once in a fresh Python process (:func:`~pdp_audit.verify.core.sandbox.run_isolated`: another process id,
-other addresses -- the system lays out each process's memory anew -- a later time, the program's module imported
-anew) with another hash seed (:func:`other_hash_seed`), and its release is compared with the record's by their
-encodings (:mod:`~pdp_audit.verify.inputs.release_codec`: the structure equal, the numbers bitwise equal).  Where
-they differ, the release depends on randomness the audit does not record: the claim is not certified, and the note
-says which numbers or which part of the structure differed.
+(``program-record``), the first does not: the interpreter's **hash seed**, **object addresses** (``id()``, default
+``hash()`` and ``repr``), a value the program draws or reads **once** (at its import), the **clock**, the **process
+id** and **thread scheduling**.  So the record of D (the first draw set's) is replayed once in a fresh Python process
+(:func:`~pdp_audit.verify.core.sandbox.run_isolated`: another process id, other addresses, a later time, the
+program's module imported anew) with another hash seed (:func:`other_hash_seed`), and its release is compared with
+the record's by their encodings (:mod:`~pdp_audit.verify.inputs.release_codec`: bit for bit).  Where they differ,
+the claim is not certified, and the note says which numbers or which part of the structure differed.
 
 Sound for: a release that depends on such a source in a way two processes show -- a changed release on most pairs
 of processes.  Not for a rare coin (one process in a million): only its interception where it is drawn sees that

@@ -12,12 +12,9 @@ the nearest whole number; boolean fields either value; a field that declares its
 outside them (:func:`~.neighbours.outside`); other text and object fields one of the values the data holds (the 32
 most frequent) or a class it lacks.
 
-**The criterion** of a candidate is its pair's rank (:func:`pdp_audit.audits.program.findings.criterion`: a
-refutation by composition above a finding, a finding above a composition over the claim) and then ε̂/(ε̂ + ε), ε̂ the
-pure ε of the steps composed on the pair: within a kind of finding, the pair whose noise's inputs moved most against
-their scale ranks first, so that TPE climbs towards the largest sensitivity ratio before any finding shows.  TPE
-starts from the named neighbours that are points of its box (:func:`located`: a removal, the domain's ends, the 10×
-outliers, a new class), told their pairs' criterion: they are already judged, and are not replayed again.
+**The criterion** of a candidate is its pair's :func:`~pdp_audit.audits.program.findings.criterion`, so that TPE
+climbs towards the largest sensitivity ratio before any finding shows.  TPE starts from the named neighbours that
+are points of its box (:func:`located`), told their pairs' criterion: they are already judged, not replayed again.
 
 **Validity.**  The search only selects.  Each pair's structural verdict is exact for that pair (the replay with D's
 recorded draws and the exact composition of its steps), so searching more pairs adds no false alarm to the exact
