@@ -48,14 +48,12 @@ def call_text(call: Event) -> str:
         if key in ("measurement",):
             continue
         array = np.asarray(value) if not isinstance(value, str) else None
-        if array is not None and array.dtype.kind in "biuf":
-            text = (
-                number(array.item())
-                if array.ndim == 0
-                else ("[" + ", ".join(number(v) for v in array.ravel()[:3]) + (", …]" if array.size > 3 else "]"))
-            )
-        else:
+        if array is None or array.dtype.kind not in "biuf":
             text = str(value)
+        elif array.ndim == 0:
+            text = number(array.item())
+        else:
+            text = "[" + ", ".join(number(v) for v in array.ravel()[:3]) + (", …]" if array.size > 3 else "]")
         shown.append(f"{key} {text}")
     shape = f" ×{'×'.join(map(str, call.shape))}" if call.shape else ""
     return f"{call.name}{shape}" + (f" ({', '.join(shown)})" if shown else "")
