@@ -37,14 +37,15 @@ PROBE_STEP = 1e-3
 PROBE_TOLERANCE = 1e-6
 
 
-def additive_elements(calls: Sequence[Event]) -> tuple[list[Element], list[str]]:
+def additive_elements(calls: Sequence[Event], held: frozenset[int] = frozenset()) -> tuple[list[Element], list[str]]:
     """The noise elements a probe can shift (location families and additive diffprivlib mechanisms) and the
-    signatures of the calls it cannot; paired integer draws read as their difference and common part
-    (:func:`.lattice_noise.paired`)."""
+    signatures of the calls it cannot, or holds (``held``); paired integer draws read as their difference and common
+    part (:func:`.lattice_noise.paired`)."""
     elements, others = [], []
     pairs = lattice_noise.paired(calls)
     for k, call in enumerate(calls):
-        if not isinstance(call, Located) and not (isinstance(call, LibraryCall) and call.law is not None):
+        shiftable = isinstance(call, Located) or isinstance(call, LibraryCall) and call.law is not None
+        if not shiftable or k in held:
             others.append(call.signature())
             continue
         noise = np.atleast_1d(np.asarray(call.noise, dtype=float)).ravel()
@@ -59,10 +60,25 @@ def additive_elements(calls: Sequence[Event]) -> tuple[list[Element], list[str]]
 
 
 def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> Probe:
-    """Which release coordinates carry which noise element, affinely, at the recorded draws (module notes)."""
+    """Which release coordinates carry which noise element, affinely, at the recorded draws (module notes).
+
+    ``integers`` calls read as noise (:data:`.lattice_noise.INTEGERS`) are composed only where the release carries
+    each of their draws and its shifts leave no coordinate unread; else (an index, a seed, a threshold, a draw the
+    release does not use) they are held at their draws, as a draw with no law is (:func:`.lattice_noise.held`): the
+    same law on D and D′ (their ranges compared on every replay), so holding them is a coupling, never composed, and
+    a coordinate no shifted draw moves keeps the claim undecided as such a draw's does."""
+    found = _probed(program, data, recorded, seed, frozenset())
+    integers = {j for j, e in enumerate(found.elements) if e.law == lattice_noise.INTEGERS}
+    if integers and ((found.carrier == -2).any() or not integers <= set(found.carrier.tolist())):
+        return _probed(program, data, recorded, seed, frozenset(found.elements[j].call for j in integers))
+    return found
+
+
+def _probed(program: Callable | Session, data: Any, recorded: Run, seed: int, held: frozenset[int]) -> Probe:
+    """:func:`probe`, the calls ``held`` not shifted."""
     again = reproduction.reproduced(lambda: replay(program, data, recorded.calls), recorded)
     reproducible = again.same
-    elements, others = additive_elements(recorded.calls)
+    elements, others = additive_elements(recorded.calls, held)
     m = recorded.numbers.size
     carrier, coefficient = np.full(m, -1), np.zeros(m)
     n = len(elements)
@@ -80,7 +96,8 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
     for shifts in (step, naming, -step):
         try:
             moved = replay(program, data, recorded.calls, probe.perturbation(shifts))
-        except Divergence:  # the path moved with the noise (a stopping time): nothing is read as affine here
+        except (Divergence, ProgramFault):  # the path moved with the noise (a stopping time, an index out of its
+            # range: D's own draws run): nothing is read as affine here
             carrier[:] = -2
             return probe
         if moved.structure != recorded.structure:  # a threshold crossed: nothing is read as affine here
