@@ -9,9 +9,10 @@ largest value) the parameters compared on every replay -- a range the data moves
 and its law named :data:`INTEGERS`: uniform on the range, exactly (Lemire's rejection).  Its step against its shift
 by a whole d (:func:`uniform_masses`) has three outcomes: the |d| values D alone draws, the n − |d| both draw (each
 of ratio 1: merged, which leaves every hockey-stick divergence as it is), the |d| D′ alone draws, so δ(ε) =
-min(|d|, n)/n at every ε (1/(2k + 1) for ``integers(-k, k + 1)`` moved by 1).  An index the release does not carry
-additively is read as any element is (its shift read through the release, or left unaccounted: never certified on
-a shift not read).
+min(|d|, n)/n at every ε (1/(2k + 1) for ``integers(-k, k + 1)`` moved by 1).  *Sound for* what ``geometric``'s step
+is (below: the release a post-processing of U against U + d, the same map on D and D′), and for numpy's
+``Generator.integers`` (:mod:`~pdp_audit.mechanisms.numpy_samplers`).  A draw the release does not carry by adding
+(an index, a seed, a draw unused) is held at its draw by the probe, as a draw with no law is (:func:`held`).
 
 **Recorded.**  A ``geometric`` call of a scalar ``p`` is a :class:`~.events.Located` draw on the integer lattice
 (its value 0: the call shows none, its scale 1: the lattice's unit), its parameter ``p`` compared on every replay as
