@@ -1,9 +1,10 @@
 """A histogram with numpy's uniform integer noise (``counts + rng.integers(-k, k + 1, size=n)``) audited by the law
 numpy's implementation draws (:mod:`pdp_audit.audits.program.lattice_noise`, integers): uniform on its range, so a
-count moved by 1 costs δ(ε) = 1/(2k + 1) at every ε -- certified at (1, δ ≥ 1/7) for k = 3, and named so ("certified
-at (1, 0.1429)") where the claim's δ is below it; a range or a size read from the data, the draw used as an index
-of the data, the draw doubled or released beside the count, are never certified; an ``integers`` draw the release
-does not carry additively (a seed, an index out of range when shifted) is held at its draw, as before.
+count moved by 1 costs δ(ε) = 1/(2k + 1) at every ε -- certified at (1, δ ≥ 1/7) for k = 3, and named so
+("certified at (1, 0.1429)") where the claim's δ is below it; a range or a size read from the data, the draw used as
+an index of the data, the draw doubled, released beside the count or flagged at one value of its range, are never
+certified; an ``integers`` draw the release does not carry additively (a seed, an index out of range when shifted, a
+clamp) is held at its draw, as before.
 
 Seen failing on main (c96a185): every ``rng.integers`` draw was recorded with no law, "noise the audit can neither
 shift nor account", so the honest histogram was undecided at every δ (exit 3) and no tightest claim was said."""
@@ -58,6 +59,15 @@ def released_beside(data, rng):
     return _counts(data) + noise, int(noise.sum())
 
 
+def flagged(data, rng):  # the draw's value flagged beside the count: δ 2/7, not 1/7
+    noise = rng.integers(-K, K + 1, size=8)
+    return _counts(data) + noise, int(noise[0] == K)
+
+
+def clipped(data, rng):  # a clamp at 0 is not told from a flag on D alone: held, undecided (as before)
+    return np.clip(_counts(data) + rng.integers(-K, K + 1, size=8), 0, None)
+
+
 def _composition(run):
     return next(c for c in run.checks if c.id == "program-composition")
 
@@ -82,7 +92,9 @@ def test_a_smaller_delta_names_the_tightest_claim_certified():
         assert run.review.headline.startswith("UNDECIDED: certified at (1, 0.1429), not at (1, 0.1)-DP")
 
 
-@pytest.mark.parametrize("program", [range_from_data, size_from_data, index_of_the_data, doubled, released_beside])
+@pytest.mark.parametrize(
+    "program", [range_from_data, size_from_data, index_of_the_data, doubled, released_beside, flagged, clipped]
+)
 def test_planted_bugs_are_not_certified(program, certified):
     """Each beside the honest histogram, which the same options certify; none says a tightest claim either."""
     assert certified.verdict == "pass"

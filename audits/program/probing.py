@@ -69,9 +69,41 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
     a coordinate no shifted draw moves keeps the claim undecided as such a draw's does."""
     found = _probed(program, data, recorded, seed, frozenset())
     integers = {j for j, e in enumerate(found.elements) if e.law == lattice_noise.INTEGERS}
-    if integers and ((found.carrier == -2).any() or not integers <= set(found.carrier.tolist())):
+    if not integers:
+        return found
+    carried = (found.carrier != -2).all() and integers <= set(found.carrier.tolist())
+    if not carried or not _affine_across(replayer(program, data, recorded, found), found, recorded, sorted(integers)):
         return _probed(program, data, recorded, seed, frozenset(found.elements[j].call for j in integers))
     return found
+
+
+#: The most replays :func:`_affine_across` makes (a wider window is left to the same map's grid, :mod:`.same_map`).
+MOST_RANGE_REPLAYS = 64
+
+
+def _affine_across(replayed: landing.Replayer, found: Probe, recorded: Run, integers: list[int]) -> bool:
+    """Whether D's release moves by exactly t times its move at t = 1 when every ``integers`` element moves by t,
+    for each whole t that puts one of them anywhere in its range -- a flag or branch on a draw's value inside its
+    range (``(c + U, U == 3)``: not additive, δ 2/7 for k = 3, not 1/7) that the probe's three shifts and the same
+    map's grid (0, ±1, ±2, ±3, ±4, ±6, …) step over.  Every bit compared (:func:`.release_codec.differ`): a
+    rounding too is read as not affine (held: undecided, never a pass).  True without a check where the window
+    exceeds :data:`MOST_RANGE_REPLAYS` (the same map's grid alone then, as for any noise)."""
+    eta = draws(recorded.calls, found.spans, len(found.elements))[integers]
+    ends = [recorded.calls[found.elements[j].call].parameters for j in integers]
+    low = min(int(e["low"]) - u for e, u in zip(ends, eta.tolist()))
+    high = max(int(e["high"]) - 1 - u for e, u in zip(ends, eta.tolist()))
+    if high - low + 1 > MOST_RANGE_REPLAYS:
+        return True
+    one = replayed(dict.fromkeys(integers, 1.0))
+    if one is None:
+        return False
+    with np.errstate(all="ignore"):
+        slope = one - recorded.numbers
+    for t in range(int(low), int(high) + 1):
+        moved = replayed(dict.fromkeys(integers, float(t)))
+        if moved is None or release_codec.differ(moved, recorded.numbers + t * slope).any():
+            return False
+    return True
 
 
 def _probed(program: Callable | Session, data: Any, recorded: Run, seed: int, held: frozenset[int]) -> Probe:
@@ -284,7 +316,7 @@ def _coarse(program: Callable | Session, data: Any, recorded: Run, found: Probe)
     shifts = found.step * (COARSE_STEP / PROBE_STEP)
     try:
         moved = replay(program, data, recorded.calls, found.perturbation(shifts))
-    except Divergence:
+    except (Divergence, ProgramFault):
         return
     if moved.structure != recorded.structure or moved.numbers.size != recorded.numbers.size:
         return
