@@ -115,3 +115,29 @@ def test_two_sided_geometric_delta_at_its_own_epsilon():
     assert ns.shift_delta(z, 0, Fraction(1)) == 0
     wide = ns.geometric_law(1 - math.exp(-2.0))
     assert ns.shift_delta(wide.difference(wide), 1, high) > Fraction(1, 10)
+
+
+def _lemire(seed: int, low: int, high: int, n: int) -> list[int]:
+    """numpy's ``integers(low, high)`` of a range of at most 2^32 values as its C code draws it
+    (``buffered_bounded_lemire_uint32``: m = w·n for a 32-bit word w -- PCG64's ``next_uint32``: each raw word's low
+    half, then its high half --, w drawn again while m mod 2^32 < (2^32 − n) mod n, value low + m >> 32)."""
+    raw = np.random.PCG64(seed).random_raw(4 * n)
+    halves = np.empty(2 * raw.size, dtype=np.uint64)
+    halves[0::2], halves[1::2] = raw & np.uint64(0xFFFFFFFF), raw >> np.uint64(32)
+    words, width = iter(halves.tolist()), high - low
+    threshold, out = (2**32 - width) % width, []
+    for _ in range(n):
+        m = next(words) * width
+        while m % 2**32 < threshold:
+            m = next(words) * width
+        out.append(low + (m >> 32))
+    return out
+
+
+@pytest.mark.parametrize("low, high", [(-3, 4), (0, 10), (-(10**6), 10**6 + 1), (0, 2**31 + 1)])
+def test_integers_is_lemires_rejection_draw_for_draw(low, high):
+    """The draws :func:`~pdp_audit.mechanisms.numpy_samplers.integers_law` reads as exactly uniform are Lemire's
+    multiply-and-reject on the bit generator's words (arXiv:1805.10941, Lemma 4.1: each value has the same number of
+    accepted words), draw for draw: the small ranges reject almost no word, the last about every second one."""
+    drawn = np.random.Generator(np.random.PCG64(9)).integers(low, high, size=20_000)
+    assert drawn.tolist() == _lemire(9, low, high, 20_000)

@@ -1,6 +1,18 @@
-"""numpy's integer noise as the program audit composes it: ``rng.geometric(p)`` read by the law its implementation
-draws (:mod:`pdp_audit.mechanisms.numpy_samplers`), alone or as the difference of two calls (the two-sided geometric
-of ``counts + rng.geometric(p, k) - rng.geometric(p, k)``).
+"""numpy's integer noise as the program audit composes it: ``rng.geometric(p)`` and ``rng.integers(low, high)`` read
+by the laws their implementation draws (:mod:`pdp_audit.mechanisms.numpy_samplers`), ``geometric`` alone or as the
+difference of two calls (the two-sided geometric of ``counts + rng.geometric(p, k) - rng.geometric(p, k)``),
+``integers`` alone (``counts + rng.integers(-k, k + 1, size=n)``).
+
+**Integers** (:func:`integers_range`).  An ``integers`` call of scalar integer ends (a range of at most 2^53
+values, numpy's default int64) is recorded as ``geometric``'s is, its ends (``low``, and ``high`` one past its
+largest value) the parameters compared on every replay -- a range the data moves is a divergence, never composed --
+and its law named :data:`INTEGERS`: uniform on the range, exactly (Lemire's rejection).  Its step against its shift
+by a whole d (:func:`uniform_masses`) has three outcomes: the |d| values D alone draws, the n − |d| both draw (each
+of ratio 1: merged, which leaves every hockey-stick divergence as it is), the |d| D′ alone draws, so δ(ε) =
+min(|d|, n)/n at every ε (1/(2k + 1) for ``integers(-k, k + 1)`` moved by 1).  *Sound for* what ``geometric``'s step
+is (below: the release a post-processing of U against U + d, the same map on D and D′), and for numpy's
+``Generator.integers`` (:mod:`~pdp_audit.mechanisms.numpy_samplers`).  A draw the release does not carry by adding
+(an index, a seed, a draw unused) is held at its draw by the probe, as a draw with no law is (:func:`held`).
 
 **Recorded.**  A ``geometric`` call of a scalar ``p`` is a :class:`~.events.Located` draw on the integer lattice
 (its value 0: the call shows none, its scale 1: the lattice's unit), its parameter ``p`` compared on every replay as
@@ -28,6 +40,7 @@ that is not a whole number puts Z + d off the lattice: its support is disjoint f
 
 from __future__ import annotations
 
+import inspect
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
@@ -46,8 +59,12 @@ GEOMETRIC = "numpy-geometric"
 DIFFERENCE = "numpy-geometric-difference"
 #: The common part H of a paired ``geometric`` call, which the release must not carry.
 COMMON = "numpy-geometric-common"
+#: The law of one ``integers`` draw of a public range (module notes: integers).
+INTEGERS = "numpy-integers"
 #: The laws whose steps :func:`step` makes.
-LAWS = (GEOMETRIC, DIFFERENCE)
+LAWS = (GEOMETRIC, DIFFERENCE, INTEGERS)
+#: The most values an ``integers`` range recorded as noise may hold (its draws, probed, stay exact in a double).
+WIDEST = 2**53
 #: Why an element of integer noise has no step yet: its shift is read to a rounding only (a pair so judged has its
 #: shifts read exactly, :func:`.judgement.read_exactly`, and is judged anew).
 NOT_EXACT = "the shift of integer noise is not read exactly"
@@ -62,6 +79,31 @@ def recorded_law(p: Any) -> str | None:
     if not 0.0 < value <= 1.0:
         return None
     return GEOMETRIC if numpy_samplers.geometric_law(value) is not None else None
+
+
+def _integers_signature(low: Any, high: Any = None, size: Any = None, dtype: Any = np.int64, endpoint: bool = False):
+    """``Generator.integers``'s signature, bound by :func:`integers_range`."""
+
+
+def integers_range(*args: Any, **kwargs: Any) -> tuple[int, int, Any] | None:
+    """(low, stop, size) of an ``integers`` call of these arguments drawn uniformly on {low, …, stop − 1} as
+    :data:`INTEGERS` noise (module notes); None where it is recorded as any other draw: an end that is no integer
+    scalar (an array, a float, a bool), another dtype (its output's type and overflow are not the lattice's), a range
+    empty or wider than :data:`WIDEST`, or arguments numpy would refuse (it raises then, as it does)."""
+    try:
+        bound = inspect.signature(_integers_signature).bind(*args, **kwargs).arguments
+        int64 = np.dtype(bound.get("dtype", np.int64)) == np.dtype(np.int64)
+    except TypeError:
+        return None
+    low, high, endpoint = bound["low"], bound.get("high"), bound.get("endpoint", False)
+    low, high = (0, low) if high is None else (low, high)
+    integral = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (low, high))
+    if not int64 or not integral or not isinstance(endpoint, (bool, np.bool_)):
+        return None
+    low, stop = int(low), int(high) + int(bool(endpoint))
+    if not 0 < stop - low <= WIDEST or max(abs(low), abs(stop)) > WIDEST:
+        return None
+    return low, stop, bound.get("size")
 
 
 def paired(calls: Sequence[Event]) -> dict[int, tuple[str, int]]:
@@ -94,17 +136,31 @@ def _law(calls: Sequence[Event], call: int, partner: int, law: str) -> numpy_sam
     return None if other is None else own.difference(other)
 
 
+def uniform_masses(call: Event, shift: int) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...]]:
+    """The masses on D and on D′ of an :data:`INTEGERS` draw of ``call`` against its shift by a whole ``shift``:
+    (D's alone, both, D′'s alone), of n = the range's size, m = min(|d|, n): (m/n, (n − m)/n, 0) against
+    (0, (n − m)/n, m/n) (module notes: the outcomes both draw, each of ratio 1, merged)."""
+    n = int(call.parameters["high"]) - int(call.parameters["low"])
+    m = min(abs(shift), n)
+    return (Fraction(m, n), Fraction(n - m, n), Fraction(0)), (Fraction(0), Fraction(n - m, n), Fraction(m, n))
+
+
 def step(calls: Sequence[Event], element: Any, shift: float, label: str) -> step_laws.Discrete | None:
     """The upper step of ``element`` (a :class:`.trace.Element` of a law of :data:`LAWS`) moved by ``shift``: its
     exact law against the same shifted (module notes), as a choice over the union of the two supports (and numpy's
     "no return" outcome, of the same mass on both sides, where its search stalls); None where no law is read."""
-    law = _law(calls, element.call, paired(calls).get(element.call, (GEOMETRIC, -1))[1], element.law)
-    if law is None:
-        return None
     p: tuple[Fraction, ...]
     q: tuple[Fraction, ...]
+    if element.law == INTEGERS:
+        law = None
+    else:
+        law = _law(calls, element.call, paired(calls).get(element.call, (GEOMETRIC, -1))[1], element.law)
+        if law is None:
+            return None
     if shift != round(shift):  # off the lattice: disjoint supports
         p, q = (Fraction(1), Fraction(0)), (Fraction(0), Fraction(1))
+    elif law is None:
+        p, q = uniform_masses(calls[element.call], int(shift))
     else:
         d = int(shift)
         values = range(min(law.start, law.start + d), max(law.stop, law.stop + d))
@@ -160,6 +216,12 @@ def common_carried(found: Any) -> list[tuple[int, int]]:
         return []
     at = np.flatnonzero(found.columns().law == COMMON).tolist()
     return [(found.elements[j].call, found.elements[j].index) for j in at]
+
+
+def held(call: Event, found: Any) -> bool:
+    """Whether ``call`` is an :data:`INTEGERS` call the probe ``found`` held at its draw (:func:`.probing.probe`):
+    read then as a draw with no law is, blind (:func:`.results._blind`)."""
+    return isinstance(call, Located) and call.law == INTEGERS and call.signature() in found.unperturbed
 
 
 #: Why a pair whose release carries a common part is not certified (:func:`common_carried`).

@@ -37,14 +37,15 @@ PROBE_STEP = 1e-3
 PROBE_TOLERANCE = 1e-6
 
 
-def additive_elements(calls: Sequence[Event]) -> tuple[list[Element], list[str]]:
+def additive_elements(calls: Sequence[Event], held: frozenset[int] = frozenset()) -> tuple[list[Element], list[str]]:
     """The noise elements a probe can shift (location families and additive diffprivlib mechanisms) and the
-    signatures of the calls it cannot; paired integer draws read as their difference and common part
-    (:func:`.lattice_noise.paired`)."""
+    signatures of the calls it cannot, or holds (``held``); paired integer draws read as their difference and common
+    part (:func:`.lattice_noise.paired`)."""
     elements, others = [], []
     pairs = lattice_noise.paired(calls)
     for k, call in enumerate(calls):
-        if not isinstance(call, Located) and not (isinstance(call, LibraryCall) and call.law is not None):
+        shiftable = isinstance(call, Located) or isinstance(call, LibraryCall) and call.law is not None
+        if not shiftable or k in held:
             others.append(call.signature())
             continue
         noise = np.atleast_1d(np.asarray(call.noise, dtype=float)).ravel()
@@ -59,10 +60,57 @@ def additive_elements(calls: Sequence[Event]) -> tuple[list[Element], list[str]]
 
 
 def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> Probe:
-    """Which release coordinates carry which noise element, affinely, at the recorded draws (module notes)."""
+    """Which release coordinates carry which noise element, affinely, at the recorded draws (module notes).
+
+    ``integers`` calls read as noise (:data:`.lattice_noise.INTEGERS`) are composed only where the release carries
+    each of their draws and its shifts leave no coordinate unread; else (an index, a seed, a threshold, a draw the
+    release does not use) they are held at their draws, as a draw with no law is (:func:`.lattice_noise.held`): the
+    same law on D and D′ (their ranges compared on every replay), so holding them is a coupling, never composed, and
+    a coordinate no shifted draw moves keeps the claim undecided as such a draw's does."""
+    found = _probed(program, data, recorded, seed, frozenset())
+    integers = {j for j, e in enumerate(found.elements) if e.law == lattice_noise.INTEGERS}
+    if not integers:
+        return found
+    carried = (found.carrier != -2).all() and integers <= set(found.carrier.tolist())
+    if not carried or not _affine_across(replayer(program, data, recorded, found), found, recorded, sorted(integers)):
+        return _probed(program, data, recorded, seed, frozenset(found.elements[j].call for j in integers))
+    return found
+
+
+#: The most replays :func:`_affine_across` makes (a wider window is left to the same map's grid, :mod:`.same_map`).
+MOST_RANGE_REPLAYS = 64
+
+
+def _affine_across(replayed: landing.Replayer, found: Probe, recorded: Run, integers: list[int]) -> bool:
+    """Whether D's release moves by exactly t times its move at t = 1 when every ``integers`` element moves by t,
+    for each whole t that puts one of them anywhere in its range -- a flag or branch on a draw's value inside its
+    range (``(c + U, U == 3)``: not additive, δ 2/7 for k = 3, not 1/7) that the probe's three shifts and the same
+    map's grid (0, ±1, ±2, ±3, ±4, ±6, …) step over.  Every bit compared (:func:`.release_codec.differ`): a
+    rounding too is read as not affine (held: undecided, never a pass).  True without a check where the window
+    exceeds :data:`MOST_RANGE_REPLAYS` (the same map's grid alone then, as for any noise)."""
+    eta = draws(recorded.calls, found.spans, len(found.elements))[integers]
+    ends = [recorded.calls[found.elements[j].call].parameters for j in integers]
+    low = min(int(e["low"]) - u for e, u in zip(ends, eta.tolist()))
+    high = max(int(e["high"]) - 1 - u for e, u in zip(ends, eta.tolist()))
+    if high - low + 1 > MOST_RANGE_REPLAYS:
+        return True
+    one = replayed(dict.fromkeys(integers, 1.0))
+    if one is None:
+        return False
+    with np.errstate(all="ignore"):
+        slope = one - recorded.numbers
+    for t in range(int(low), int(high) + 1):
+        moved = replayed(dict.fromkeys(integers, float(t)))
+        if moved is None or release_codec.differ(moved, recorded.numbers + t * slope).any():
+            return False
+    return True
+
+
+def _probed(program: Callable | Session, data: Any, recorded: Run, seed: int, held: frozenset[int]) -> Probe:
+    """:func:`probe`, the calls ``held`` not shifted."""
     again = reproduction.reproduced(lambda: replay(program, data, recorded.calls), recorded)
     reproducible = again.same
-    elements, others = additive_elements(recorded.calls)
+    elements, others = additive_elements(recorded.calls, held)
     m = recorded.numbers.size
     carrier, coefficient = np.full(m, -1), np.zeros(m)
     n = len(elements)
@@ -80,7 +128,8 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
     for shifts in (step, naming, -step):
         try:
             moved = replay(program, data, recorded.calls, probe.perturbation(shifts))
-        except Divergence:  # the path moved with the noise (a stopping time): nothing is read as affine here
+        except (Divergence, ProgramFault):  # the path moved with the noise (a stopping time, an index out of its
+            # range: D's own draws run): nothing is read as affine here
             carrier[:] = -2
             return probe
         if moved.structure != recorded.structure:  # a threshold crossed: nothing is read as affine here
@@ -267,7 +316,7 @@ def _coarse(program: Callable | Session, data: Any, recorded: Run, found: Probe)
     shifts = found.step * (COARSE_STEP / PROBE_STEP)
     try:
         moved = replay(program, data, recorded.calls, found.perturbation(shifts))
-    except Divergence:
+    except (Divergence, ProgramFault):
         return
     if moved.structure != recorded.structure or moved.numbers.size != recorded.numbers.size:
         return

@@ -448,24 +448,38 @@ class RecordingGenerator(np.random.Generator):
         return self._located("normal", 0.0, 1.0, size)
 
     # --- integer noise on the lattice, read by its implemented law (:mod:`.lattice_noise`) -----------------------
-    def geometric(self, p, size=None):  # type: ignore[override]
+    def _lattice(self, kind: str, parameters: dict, law: str, shape: tuple, draw: Callable[[], Any]) -> np.ndarray:
+        """A draw of integer noise of ``law``, its value 0 and its scale the lattice's unit: the recorded draw, or on
+        a replay the recorded draw moved by the probe's shift (integers where it moves by whole numbers)."""
         tape = self._tape
-        if tape.depth:
-            return super().geometric(p, size)
-        law = lattice_noise.recorded_law(p)
-        if law is None:  # no exact law: recorded as any other draw
-            return _GEOMETRIC(self, p, size)
-        shape = _size_shape(size, p)
         event = functools.partial(
-            Located, "geometric", {"p": np.array(p, dtype=float)}, value=np.zeros(()), scale=np.ones(()), law=law,
-            lattice=True,
+            Located, kind, parameters, value=np.zeros(()), scale=np.ones(()), law=law, lattice=True
         )  # fmt: skip
-        made = tape.made(event, shape, lambda: np.asarray(np.random.Generator.geometric(self, p, shape or None)))
-        noise = made.noise if tape.recording else tape.noise(len(tape.replayed) - 1, made.noise)
-        values = np.asarray(noise)
+        made = tape.made(event, shape, lambda: np.asarray(draw()))
+        values = np.asarray(made.noise if tape.recording else tape.noise(len(tape.replayed) - 1, made.noise))
         if values.dtype.kind == "f" and np.array_equal(values, np.round(values)):  # whole shifts: still integers
             values = values.astype(np.int64)
+        return values
+
+    def geometric(self, p, size=None):  # type: ignore[override]
+        law = lattice_noise.recorded_law(p)
+        if self._tape.depth or law is None:  # in a primitive, or no exact law: recorded as any other draw
+            return _GEOMETRIC(self, p, size)
+        shape = _size_shape(size, p)
+        draw = functools.partial(np.random.Generator.geometric, self, p, shape or None)
+        values = self._lattice("geometric", {"p": np.array(p, dtype=float)}, law, shape, draw)
         return int(values) if size is None and not shape and values.dtype.kind == "i" else copied(values)
+
+    def integers(self, *args, **kwargs):  # type: ignore[override]
+        span = lattice_noise.integers_range(*args, **kwargs)
+        if self._tape.depth or span is None:  # in a primitive, or no law here: recorded as any other draw
+            return _INTEGERS(self, *args, **kwargs)
+        low, stop, size = span
+        shape = _size_shape(size)
+        draw = functools.partial(np.random.Generator.integers, self, low, stop, shape or None)
+        parameters = {"low": np.array(low), "high": np.array(stop)}  # high: one past the largest
+        values = self._lattice("integers", parameters, lattice_noise.INTEGERS, shape, draw)
+        return values[()] if size is None and values.dtype.kind == "i" else copied(values)  # numpy's np.int64
 
     # --- choice: the index recorded, the probabilities the value applied to ------------------------------------
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):  # type: ignore[override]
@@ -535,10 +549,12 @@ def copied(value: Any) -> Any:
 
 #: ``geometric`` of a ``p`` with no exact law here: recorded as any other draw (:func:`_generic`).
 _GEOMETRIC = _generic("geometric")
+#: ``integers`` of a range not read as noise (:func:`.lattice_noise.integers_range`): recorded as any other draw.
+_INTEGERS = _generic("integers")
 
 _OWN = {
     "laplace", "normal", "gumbel", "logistic", "standard_normal", "choice", "permutation", "shuffle", "spawn",
-    "geometric",
+    "geometric", "integers",
 }  # fmt: skip
 for _name in dir(np.random.Generator):
     if not _name.startswith("_") and _name not in _OWN and _name not in _UNWRAPPED:

@@ -9,7 +9,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
-from pdp_audit.audits.program import accounting, comparison, exact_shifts, same_map, step_laws, trace
+from pdp_audit.audits.program import accounting, comparison, exact_shifts, lattice_noise, same_map, step_laws, trace
 from pdp_audit.audits.program.events import LibraryCall, Located
 from pdp_audit.audits.program.findings import (
     CarriedAbove,
@@ -164,7 +164,8 @@ class Analysis:
         release coordinate is moved by no draw it shifts (:class:`.findings.Unshifted`); None where every coordinate
         carries shiftable noise or no such call is made."""
         free = [d for d in self.draw_sets if (d.probe.carrier == -1).any()]
-        calls = sorted({c.signature() for d in free for c in d.recorded.calls if _blind(c)})
+        blind = {c.signature() for d in free for c in d.recorded.calls if _blind(c) or lattice_noise.held(c, d.probe)}
+        calls = sorted(blind)
         return Unshifted(tuple(calls)) if calls else None
 
     def seen_by(self, pair: PairResult | None) -> Analysis:
