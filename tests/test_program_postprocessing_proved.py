@@ -165,3 +165,22 @@ def test_the_check_compares_every_pair_it_credits():
     found = analyse(clamp_at_public_n, DYADIC, "add-remove", (0, 1), (1.0, 0.0), 0, 2, search.Budget())
     moved = [p for p in found.pairs if p.upper is not None and p.upper.pure > 0]
     assert moved and all(p.comparison.map_samples >= 7 and p.comparison.map_moved is None for p in moved)
+
+
+def noise_notch(data, rng):
+    """Bug: the noisy sum and whether its noise fell in (2.9, 3.1): the flag puts the sum within 0.2 of s + 3 with
+    probability about 0.0047 on D, and D′ = D with s + 1 never gives that event (δ ≥ 0.0047 at every ε)."""
+    eta = rng.laplace(0.0, 1.0)
+    return np.array([_sum(data) + eta, float(2.9 < eta < 3.1)])
+
+
+@pytest.mark.xfail(strict=True, reason="a known hole (session 33): the same map is checked on a grid of the noise")
+def test_a_notch_narrower_than_the_grid_is_not_certified():
+    """The same map is checked at samples of the noise's line (:mod:`pdp_audit.audits.program.same_map`): a piece of
+    R_D narrower than the grid's step is not seen, so this release is certified at (1.2, 1e-4) though its δ is about
+    0.0047.  Strict: once the check reads the map whole (a notch seen, or the run left undecided), this test passes
+    and its mark must go."""
+    run = pdp_audit.audit_program(
+        noise_notch, DYADIC, 1.2, 1e-4, trials=TRIALS, seed=0, alpha=ALPHA, law="ideal", bounds=(0, 1)
+    )
+    assert run.exit_code != 0, [(c.id, c.verdict, c.note[:200]) for c in run.checks]
