@@ -71,7 +71,8 @@ class ReleaseSampler:
         out = np.zeros((size, self.width if kept is None else kept.size))
         # sys.modules given back once for the block (between two runs only the encoding runs, which imports
         # nothing): checked after every run, it cost more than a small pandas program's run
-        with user_modules(), np.errstate(all="ignore"), one_blas_thread(), sources_drawn() as drawing:
+        # (BLAS limited before: its first limit may import threadpoolctl, which the block would give back)
+        with one_blas_thread(), user_modules(), np.errstate(all="ignore"), sources_drawn() as drawing:
             for i, seed in enumerate(seeds):
                 generator = np.random.default_rng(int(seed))
                 try:

@@ -151,7 +151,7 @@ def _outcomes(
     it was drawn in, and the confirmation's fresh releases test it (module notes, validity)."""
     seeds = rng.integers(0, 2**63 - 1, size=size)
     out: Counter = Counter()
-    with user_modules(), np.errstate(all="ignore"), one_blas_thread(), sources_drawn() as drawing:
+    with one_blas_thread(), user_modules(), np.errstate(all="ignore"), sources_drawn() as drawing:
         for seed in seeds.tolist():
             generator = np.random.default_rng(seed)
             try:
