@@ -36,6 +36,7 @@ from pdp_audit.audits.program import trace
 from pdp_audit.audits.program.sources import sources_drawn
 from pdp_audit.mechanisms.base import MalformedPair
 from pdp_audit.verify.core.float_rules import user_modules
+from pdp_audit.verify.estimators.engine import one_blas_thread
 from pdp_audit.verify.estimators.rng_discipline import SeededPerRelease
 from pdp_audit.verify.inputs import release_codec
 
@@ -44,7 +45,16 @@ class ReleaseSampler:
     """The program's final release on one dataset as a black-box sampler ``(size, rng) -> (size, width)``: each
     release from its own generator seeded from ``rng``, encoded as the fixed-width row of the module notes
     (:func:`encoded`), of which only the :data:`HEAD` columns and those of the numbers ``columns`` names are kept
-    where it names some (:func:`witness_columns`: a projection fixed before any release is drawn)."""
+    where it names some (:func:`witness_columns`: a projection fixed before any release is drawn).
+
+    A block's releases are drawn with BLAS on one thread (:func:`~pdp_audit.verify.estimators.engine
+    .one_blas_thread`), as a worker of the black box's pool draws them (``processes._block_worker_init``).  Sound:
+    the releases of both worlds are those of the program run where BLAS has one thread (a one-core machine,
+    ``OPENBLAS_NUM_THREADS=1``), an environment the claim covers as much as any other, so a test at level α on them
+    refutes the claim at level α; and the black box reads no release of the analysis's (its witness columns are
+    positions).  Why: a program of many small BLAS calls is many times slower with BLAS's threads waiting on each
+    other (diffprivlib's ``LogisticRegression`` on 20 records, L-BFGS-B's small factorisations: 237 ms a fit on 2
+    busy cores against 20 ms on one thread, measured 2026-11-29 at load 9)."""
 
     def __init__(self, program: Callable, data: Any, width: int, columns: np.ndarray | None = None):
         self.program, self.data, self.width = program, data, width
@@ -56,7 +66,8 @@ class ReleaseSampler:
         kept = self.kept
         out = np.zeros((size, self.width if kept is None else kept.size))
         # sys.modules given back once for the block: between two runs only the encoding runs, which imports nothing
-        with user_modules(), np.errstate(all="ignore"), sources_drawn() as drawing:
+        # (BLAS limited before: its first limit may import threadpoolctl, which the block would give back)
+        with one_blas_thread(), user_modules(), np.errstate(all="ignore"), sources_drawn() as drawing:
             for i, seed in enumerate(seeds):
                 generator = np.random.default_rng(int(seed))
                 try:

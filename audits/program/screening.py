@@ -61,6 +61,7 @@ from pdp_audit.audits.program.results import PairResult
 from pdp_audit.audits.program.sources import sources_drawn
 from pdp_audit.verify.core.checks import Evidence
 from pdp_audit.verify.core.float_rules import user_modules
+from pdp_audit.verify.estimators.engine import one_blas_thread
 from pdp_audit.verify.inputs import release_codec
 
 #: The releases of the screening at most, in all (D's and the candidates').
@@ -144,10 +145,13 @@ def _outcomes(
     ``size``; the seeds are drawn first, so ``rng`` moves on alike). ``sys.modules`` is given back once, after the block
     (as a :class:`~pdp_audit.audits.program.trace.Session` does; every other piece of process state after each run): a
     set-up per run costs twice a small program's run.  ``key``: what counts as one outcome (default: the whole
-    encoding; :func:`structure_key`: its structure alone)."""
+    encoding; :func:`structure_key`: its structure alone).  Drawn with BLAS on one thread, as the black box's
+    releases are (:class:`~.release_sampler.ReleaseSampler`: a program of many small BLAS calls is many times slower
+    with BLAS's threads): the screening only chooses the pair, a function of its own sample whatever the environment
+    it was drawn in, and the confirmation's fresh releases test it (module notes, validity)."""
     seeds = rng.integers(0, 2**63 - 1, size=size)
     out: Counter = Counter()
-    with user_modules(), np.errstate(all="ignore"), sources_drawn() as drawing:
+    with one_blas_thread(), user_modules(), np.errstate(all="ignore"), sources_drawn() as drawing:
         for seed in seeds.tolist():
             generator = np.random.default_rng(seed)
             try:
