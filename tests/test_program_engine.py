@@ -27,9 +27,10 @@ def test_the_python_and_numpy_readings_of_a_release_agree(monkeypatch):
     rng = np.random.default_rng(5)
     for _ in range(2000):
         m, n = int(rng.integers(1, 12)), int(rng.integers(1, 5))
-        found = trace.Probe([None] * n, rng.integers(-2, n, size=m), rng.choice([1.0, -2.0, 0.5], size=m), None, True)
-        found.plus = rng.choice([1.0, -2.0, 0.5], size=m) * 2.0**-10
-        found.bound_plus = np.abs(found.plus) * 10.0 ** -rng.integers(6, 16, size=m)
+        carrier, coefficient = rng.integers(-2, n, size=m), rng.choice([1.0, -2.0, 0.5], size=m)
+        plus = rng.choice([1.0, -2.0, 0.5], size=m) * 2.0**-10
+        bound = np.abs(plus) * 10.0 ** -rng.integers(6, 16, size=m)
+        found = trace.Probe([None] * n, carrier, coefficient, None, True, plus=plus, bound_plus=bound)
         weight = rng.uniform(0, 3, size=m)
         before = rng.normal(size=m)
         # some coordinates apart by a few rounding errors: within or beyond their bound
