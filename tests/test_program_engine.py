@@ -243,9 +243,9 @@ def test_a_composition_that_would_pass_does_not_pass_on_a_primitive_audited_alon
         composed = Evidence(spec, verdict=verdict, note="Every pair within the claim.")
         for found, lead in (("fail", "Not certified on a primitive refuted"), ("pass", "Not certified: the part of")):
             audited = isolated.Isolated(primitive, "ideal", found == "fail", 0.5, 3.0, found)
-            out = decision._with_isolated(composed, [audited], None, (1.0, 0.0))
-            assert out.verdict == ("fail" if verdict == "fail" else "inconclusive"), (verdict, found)
-            assert out.note.startswith(lead) and "call 2 gumbel" in out.note.split(".")[0], out.note
+            out, note, _ = decision._beside_isolated((verdict, composed.note, {}), [audited], None, (1.0, 0.0))
+            assert out == ("fail" if verdict == "fail" else "inconclusive"), (verdict, found)
+            assert note.startswith(lead) and "call 2 gumbel" in note.split(".")[0], note
 
 
 def test_the_witness_of_a_noise_with_no_exact_law_is_where_its_input_moved_most():

@@ -14,16 +14,18 @@ compositions (:mod:`.accounting`) and the primitives audited in isolation (:mod:
   that cannot be shifted, the record reproduces, no primitive was audited in isolation, and (as implemented) no step
   is continuous float noise; inconclusive otherwise.
 
-The run's verdict and exit code follow from these and the black box's confirmations by Holm's procedure at the run's
-α (:func:`pdp_audit.verify.evidence.user_audits.decided`); the headline of page 1 reads that verdict
-(:func:`.pages.headline`).  No evidence is changed after this builds it.
+Beside them, the black box's confirmation where it ran (:class:`.confirmation.Confirmation`, a stage before this
+one: it reads the exact verdicts from :func:`certifies` and :func:`refutation`, the readings these checks are built
+from).  The run's verdict and exit code follow from the checks by Holm's procedure at the run's α
+(:func:`pdp_audit.verify.evidence.user_audits.decided`); the headline of page 1 reads that verdict
+(:func:`.pages.headline`).  Each check is built once, here, and no evidence is changed after.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from pdp_audit.audits.program.estimated import Estimated
 from pdp_audit.audits.program.findings import Conditioned, Rescaled, Unshifted, UpperAbove, rank
@@ -34,6 +36,9 @@ from pdp_audit.audits.program.results import Analysis, PairResult
 from pdp_audit.audits.program.sources import named
 from pdp_audit.reports.records import Verdict
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare
+
+if TYPE_CHECKING:
+    from pdp_audit.audits.program.confirmation import Confirmation
 
 SOURCE = "Cebere, Erb, Desfontaines, Bellet & Fitzsimons, PETS 2026 (grey-box auditing, record and replay)"
 CHECKS = declare(
@@ -93,11 +98,12 @@ def decide(
     law: str,
     isolated: list[Isolated],
     estimate: Estimated | None = None,
+    confirmation: Confirmation | None = None,
 ) -> list[Evidence]:
-    """The exact checks (module notes): ``program-record``, ``program-structure``, ``program-composition``;
-    ``estimate``: the primitives composed with the isolated ones' estimated losses (:mod:`.estimated`), said in the
-    composition's note and never deciding it."""
-    epsilon, delta = claim
+    """The run's checks, each built once (module notes): ``program-record``, ``program-structure``,
+    ``program-composition`` -- ``isolated`` the primitives audited alone beside it, ``estimate`` their composition
+    with the exact steps (:mod:`.estimated`), said in its note and never deciding it -- and the black box's
+    ``confirmation`` (its checks, where it ran)."""
     worst = analysis.worst()
     details = {
         "witness": None if worst is None else worst.neighbour.name,
@@ -105,26 +111,61 @@ def decide(
         "pairs": _pair_rows(analysis),
         "not_covered": not_covered(analysis),
     }
-    composition = _composition(analysis, epsilon, delta, details, law)
+    # the composition: the pairs' compositions against the claim (:func:`settled`), the isolated primitives beside
+    verdict, note, details, value = _composed(analysis, claim, details, law)
     if isolated:
-        composition = _with_isolated(composition, isolated, estimate, claim)
-    checks = [_record(analysis), _structure(analysis), composition]
-    return checks if analysis.reproducible else [_untrusted(check) for check in checks]
+        verdict, note, details = _beside_isolated((verdict, note, details), isolated, estimate, claim)
+    composition = _check(analysis, "program-composition", verdict, note, details, value)
+    confirmed = [] if confirmation is None else confirmation.checks
+    return [_record(analysis), _structure(analysis), composition, *confirmed]
 
 
-def _untrusted(check: Evidence) -> Evidence:
-    """``check`` where the record on D does not reproduce (:mod:`.reproduction`): a refutation read from the replays
-    is not exact, and stays undecided.  Every reading compares a replay with the record as the data's doing or the
-    noise's; a program whose replay on D departs from its record is no function of the data and the recorded draws
-    (a state it keeps, randomness the audit does not see), and a difference between its replays on D and D′ may be
-    the state's (``10·k + x + Lap(1)`` on its k-th call is DP at every k, and its replays differ by 10 a call)."""
-    if check.verdict != "fail":
-        return check
-    why = (
-        "Not exact: the record on D does not reproduce (program-record), so no difference between replays is read "
-        "as the data's doing. "
-    )
-    return dataclasses.replace(check, verdict="inconclusive", note=why + check.note)
+def _check(analysis: Analysis, name: str, verdict: Verdict, note: str, details: dict, value: float | None = None):
+    """The exact check ``name``, built once: where the record on D does not reproduce (:mod:`.reproduction`), a
+    refutation read from the replays is not exact, and stays undecided.  Every reading compares a replay with the
+    record as the data's doing or the noise's; a program whose replay on D departs from its record is no function of
+    the data and the recorded draws (a state it keeps, randomness the audit does not see), and a difference between
+    its replays on D and D′ may be the state's (``10·k + x + Lap(1)`` on its k-th call is DP at every k, and its
+    replays differ by 10 a call)."""
+    if verdict == "fail" and not analysis.reproducible:
+        why = (
+            "Not exact: the record on D does not reproduce (program-record), so no difference between replays is "
+            "read as the data's doing. "
+        )
+        verdict, note = "inconclusive", why + note
+    return Evidence(CHECKS[name], verdict=verdict, estimate=value, note=note, details=details)
+
+
+def certifies(analysis: Analysis, claim: tuple[float, float], law: str, isolated: list, tightest: bool) -> bool:
+    """Whether every exact check :func:`decide` builds passes -- or, with ``tightest``, the composition certifies the
+    tightest claim at the claim's ε instead (:func:`_tightest`) -- read from what they are built from: the record
+    reproduces, no pair has a structural finding, every pair is composed within the claim (:func:`settled`), no
+    primitive is audited alone and, as implemented, no step is continuous float noise.  With ``tightest``: whether a
+    certificate waits only for D's record to give its release in a fresh process too, the condition on which the
+    audit replays it there (:func:`.fresh_process.replayed_elsewhere`) before deciding."""
+    if not analysis.reproducible or any(p.structural for p in analysis.pairs):
+        return False
+    found = settled(analysis, claim, law)
+    porous = law == "as-implemented" and any(s.porous for p in analysis.pairs for s in p.steps)
+    return (tightest and found.tightest is not None) or (found.within and not porous and not isolated)
+
+
+def refutation(analysis: Analysis) -> tuple[str, str | None] | None:
+    """The first exact check :func:`decide` builds as a fail, and the witness it names (None: none fails): the
+    structure check's exact finding, else the composition's refutation -- neither where the record does not
+    reproduce (:func:`_check`)."""
+    worst = analysis.worst()
+    if not analysis.reproducible or worst is None:
+        return None
+    if _exact(analysis):
+        first = max((p for p in analysis.pairs if p.structural), key=lambda p: p.order)
+        return "program-structure", first.neighbour.name
+    return ("program-composition", worst.neighbour.name) if worst.refuted else None
+
+
+def _exact(analysis: Analysis) -> list[tuple[PairResult, Any]]:
+    """The exact structural findings, each with its pair (a pure claim refuted by released noise whose scale moves)."""
+    return [(p, f) for p in analysis.pairs for f in p.structural if f.exact]
 
 
 #: Why a record that does not reproduce keeps the claim undecided, by the unrecorded source its notes name first.
@@ -177,14 +218,10 @@ def _unrecorded(analysis: Analysis) -> list[str]:
 def _structure(analysis: Analysis) -> Evidence:
     with_findings = [p for p in analysis.pairs if p.structural]
     if not with_findings:
-        return Evidence(
-            CHECKS["program-structure"],
-            verdict="pass",
-            note=f"{len(analysis.pairs)} neighbour(s) replayed: same calls, differences only where noise carries them.",
-            details={"pairs_searched": len(analysis.pairs)},
-        )
+        note = f"{len(analysis.pairs)} neighbour(s) replayed: same calls, differences only where noise carries them."
+        return _check(analysis, "program-structure", "pass", note, {"pairs_searched": len(analysis.pairs)})
     first = max(with_findings, key=lambda p: p.order)
-    exact = [(p, f) for p in analysis.pairs for f in p.structural if f.exact]
+    exact = _exact(analysis)
     verdict: Verdict = "fail" if exact else "inconclusive"
     why = " A finding for the black box to confirm."
     if exact:
@@ -198,13 +235,14 @@ def _structure(analysis: Analysis) -> Evidence:
         )
     divergence = first.comparison.divergence
     hint = replace_one_hint(analysis.pairs, analysis.records)  # a hint, never a verdict (:mod:`.relation_hint`)
-    return Evidence(
-        CHECKS["program-structure"],
-        verdict=verdict,
-        note=f"{len(with_findings)} of {len(analysis.pairs)} neighbour(s) with findings; witness: "
+    return _check(
+        analysis,
+        "program-structure",
+        verdict,
+        f"{len(with_findings)} of {len(analysis.pairs)} neighbour(s) with findings; witness: "
         f"{first.neighbour.name}{drawn(analysis, first)}: {first.structural[0].line}.{why}"
         + ("" if hint is None else f" {hint}"),
-        details={
+        {
             **({} if hint is None else {"relation_hint": hint}),
             "witness": first.neighbour.name,
             "draw_set": first.drawn.index,
@@ -216,43 +254,62 @@ def _structure(analysis: Analysis) -> Evidence:
     )
 
 
-def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict, law: str) -> Evidence:
-    if any(p.refuted for p in analysis.pairs):
-        return _refuted(analysis, epsilon, delta, details)
+#: The composition check's parts before it is built (:func:`_check`): its verdict, note, details and estimate.
+Parts = tuple[Verdict, str, dict, "float | None"]
+
+
+@dataclass(frozen=True)
+class Settled:
+    """The pairs' compositions against the claim, before any words (:func:`settled`): ``top`` the largest among the
+    pairs composed (None: a pair refutes the claim, or none was composed); ``within`` every pair within the claim
+    with nothing open, else the ``reasons`` it does not certify, and the tightest δ̄ it certifies instead where δ
+    alone is exceeded (``tightest``, :func:`_tightest`)."""
+
+    top: PairResult | None = None
+    within: bool = False
+    reasons: tuple[str, ...] = ()
+    tightest: float | None = None
+
+
+def settled(analysis: Analysis, claim: tuple[float, float], law: str) -> Settled:
+    """The pairs' compositions against ``claim`` (:class:`Settled`), read once for the composition check and for
+    :func:`certifies`."""
     # a pair whose release carries other draws on D′ than on D has steps no composition of the pair describes
     decided = [p for p in analysis.pairs if p.upper is not None and not p.comparison.carriers_moved]
-    if not decided:
-        return _uncomposed(analysis, details)
+    if any(p.refuted for p in analysis.pairs) or not decided:
+        return Settled()
     top = _top(decided)
-    assert top.upper is not None
     open_pairs = [p for p in analysis.pairs if p.structural or p.unaccounted or p.upper is None]
+    unshifted = analysis.unshifted()
+    if not top.against.upper_above and not open_pairs and analysis.reproducible and unshifted is None:
+        return Settled(top, within=True)
+    reasons = _conditioned(analysis.pairs) + _open_reasons(top, open_pairs, unshifted, analysis.reproducible)
+    tightest = _tightest(analysis, top, claim, law) if len(reasons) == 1 and not open_pairs else None
+    return Settled(top, False, tuple(reasons), tightest)
+
+
+def _composed(analysis: Analysis, claim: tuple[float, float], details: dict, law: str) -> Parts:
+    epsilon, delta = claim
+    if any(p.refuted for p in analysis.pairs):
+        return _refuted(analysis, epsilon, delta, details)
+    found = settled(analysis, claim, law)
+    top = found.top
+    if top is None:
+        return _uncomposed(analysis, details)
+    assert top.upper is not None
     summary = (
         f"worst pair {top.neighbour.name}: δ(ε = {epsilon:g}) ≤ {top.upper.high:.4g}, pure ε of the steps "
         f"{top.upper.pure:.6g} ({top.upper.how})"
     )
-    unshifted = analysis.unshifted()
-    if not top.against.upper_above and not open_pairs and analysis.reproducible and unshifted is None:
+    if found.within:
         return _within(analysis, top, summary, details, law)
-    reasons = _conditioned(analysis.pairs) + _open_reasons(top, open_pairs, unshifted, analysis.reproducible)
-    tightest = _tightest(analysis, top, (epsilon, delta), law) if len(reasons) == 1 and not open_pairs else None
-    if tightest is not None and analysis.elsewhere is None:  # a certificate's fresh process is still to run
-        details = {**details, TIGHTEST_PENDING: tightest}
-    elif tightest is not None:  # δ alone is exceeded: the claim the same composition certifies, said first
+    tightest = found.tightest
+    # δ alone is exceeded: the claim the same composition certifies, said first -- once D's record gives its release
+    # in a fresh process too, as a pass's certificate waits for it (:func:`certifies`)
+    if tightest is not None and analysis.elsewhere is not None:
         summary = f"Certified at ({epsilon:g}, {tightest:.4g}), not at the claim ({epsilon:g}, {delta:g}): {summary}"
         details = {**details, "certified_at": [epsilon, tightest]}
-    return Evidence(
-        CHECKS["program-composition"],
-        verdict="inconclusive",
-        estimate=top.upper.high,
-        note=f"{summary}; " + "; ".join(reasons) + ".",
-        details=details,
-    )
-
-
-#: The composition's detail of a tightest claim (:func:`_tightest`) whose certificate waits for the fresh process
-#: (:func:`.fresh_process.replayed_elsewhere`), as a pass's does: the audit runs it, and the claim is said once it
-#: reproduces.
-TIGHTEST_PENDING = "certified_at_if_reproduced"
+    return "inconclusive", f"{summary}; " + "; ".join(found.reasons) + ".", details, top.upper.high
 
 
 def _tightest(analysis: Analysis, top: PairResult, claim: tuple[float, float], law: str) -> float | None:
@@ -261,7 +318,7 @@ def _tightest(analysis: Analysis, top: PairResult, claim: tuple[float, float], l
     composed, its only finding the upper composition above δ, the record reproduced, no noise unshifted, no
     conditioning, and as implemented no porous step (whose real-valued law certifies nothing of the float program).
     None where that is not so, or δ̄ is 1.  Said as certified only once the record also reproduces in a fresh
-    process, as a pass's is (:data:`TIGHTEST_PENDING`).  *Sound for* what a pass at (ε, δ̄) is sound for: the same
+    process, as a pass's is (:func:`certifies`).  *Sound for* what a pass at (ε, δ̄) is sound for: the same
     pairs, replays and upper compositions at the same ε, each within δ̄, and no finding but δ's."""
     assert top.upper is not None
     high = top.upper.high
@@ -274,12 +331,11 @@ def _tightest(analysis: Analysis, top: PairResult, claim: tuple[float, float], l
     return high if claim[1] < high < 1.0 else None
 
 
-def _uncomposed(analysis: Analysis, details: dict) -> Evidence:
+def _uncomposed(analysis: Analysis, details: dict) -> Parts:
     """No pair could be composed: every replay diverged, or each pair's release carries other noise on D′."""
     diverged = all(p.upper is None for p in analysis.pairs)
     why = "every replay diverged" if diverged else "each carries other noise on D′ than on D, or diverged"
-    note = f"No pair could be composed ({why})."
-    return Evidence(CHECKS["program-composition"], verdict="inconclusive", note=note, details=details)
+    return "inconclusive", f"No pair could be composed ({why}).", details, None
 
 
 def _top(decided: list[PairResult]) -> PairResult:
@@ -290,54 +346,38 @@ def _top(decided: list[PairResult]) -> PairResult:
     )
 
 
-def _within(analysis: Analysis, top: PairResult, summary: str, details: dict, law: str) -> Evidence:
+def _within(analysis: Analysis, top: PairResult, summary: str, details: dict, law: str) -> Parts:
     """Every pair composed within the claim: a pass, but as implemented not where the release carries continuous
     float noise added to a value (porous steps), whose doubles can carry the value."""
     assert top.upper is not None
-    spec = CHECKS["program-composition"]
     composed = {"composed_epsilon": top.upper.pure, "composed_delta": top.upper.high}
     porous = sorted({s.what for p in analysis.pairs for s in p.steps if s.porous})
     if law == "as-implemented" and porous:
-        return Evidence(
-            spec,
-            verdict="inconclusive",
-            estimate=top.upper.high,
-            note=f"Not certified as implemented: {summary} holds for the real-valued laws, but the release carries "
+        note = (
+            f"Not certified as implemented: {summary} holds for the real-valued laws, but the release carries "
             f"continuous float noise added to a value ({', '.join(porous[:4])}), whose doubles can carry the value "
             "(Mironov, CCS 2012; Haney et al. 2022). Rerun with law ideal (--law ideal) to certify the real-valued "
-            "laws, or release integer or snapped noise.",
-            details={**details, **composed, "porous": porous},
+            "laws, or release integer or snapped noise."
         )
-    return Evidence(
-        spec,
-        verdict="pass",
-        estimate=top.upper.high,
-        note=f"Every pair of {len(analysis.pairs)} within the claim; {summary}.",
-        details={**details, **composed},
-    )
+        return "inconclusive", note, {**details, **composed, "porous": porous}, top.upper.high
+    note = f"Every pair of {len(analysis.pairs)} within the claim; {summary}."
+    return "pass", note, {**details, **composed}, top.upper.high
 
 
-def _refuted(analysis: Analysis, epsilon: float, delta: float, details: dict) -> Evidence:
+def _refuted(analysis: Analysis, epsilon: float, delta: float, details: dict) -> Parts:
     """The composition's failure on the witness every part of the report names (:meth:`.Analysis.worst`: among the
     pairs it refutes, a finite record before NaN or ±inf, then the largest lower bound on δ(ε)) -- each refutation is
     exact, so any one proves the claim false; the headline states this pair's bound beside this pair."""
     worst = analysis.worst()
     assert worst is not None and worst.refuted and worst.lower is not None
-    return Evidence(
-        CHECKS["program-composition"],
-        verdict="fail",
-        estimate=worst.lower.low,
-        note=f"Refuted by composition on {worst.neighbour.name}{drawn(analysis, worst)}: δ(ε = {epsilon:g}) ≥ "
+    note = (
+        f"Refuted by composition on {worst.neighbour.name}{drawn(analysis, worst)}: δ(ε = {epsilon:g}) ≥ "
         f"{worst.lower.low:.4g} > "
         f"δ = {delta:g} for the noise the release carries (pure ε of the steps {worst.lower.pure:.6g}; "
-        f"{worst.lower.how}); the steps: {'; '.join(s.what + ' ' + s.law for s in worst.carried[:6])}.",
-        details={
-            **details,
-            "witness": worst.neighbour.name,
-            "witness_found_by": found(worst)["found_by"],
-            "draw_set": worst.drawn.index,
-        },
+        f"{worst.lower.how}); the steps: {'; '.join(s.what + ' ' + s.law for s in worst.carried[:6])}."
     )
+    witness = {"witness": worst.neighbour.name, "witness_found_by": found(worst)["found_by"]}
+    return "fail", note, {**details, **witness, "draw_set": worst.drawn.index}, worst.lower.low
 
 
 def _open_reasons(
@@ -376,13 +416,15 @@ def _conditioned(pairs: list[PairResult]) -> list[str]:
     ]
 
 
-def _with_isolated(
-    composition: Evidence, audits: list[Isolated], estimate: Estimated | None, claim: tuple[float, float]
-) -> Evidence:
-    """The composition with its isolated primitives: a primitive refuted alone means the program is not certified
-    on it (named first in the note); one not refuted leaves its part of the program not certified (no exact law
-    composes it), so the composition does not pass either way.  The ``estimate`` of the primitives' composition with
-    the isolated ones' losses is said after them, as an estimate: it decides nothing (:mod:`.estimated`)."""
+def _beside_isolated(
+    parts: tuple[Verdict, str, dict], audits: list[Isolated], estimate: Estimated | None, claim: tuple[float, float]
+) -> tuple[Verdict, str, dict]:
+    """The composition's verdict, note and details (``parts``) with its isolated primitives: a primitive refuted
+    alone means the program is not certified on it (named first in the note); one not refuted leaves its part of the
+    program not certified (no exact law composes it), so the composition does not pass either way.  The ``estimate``
+    of the primitives' composition with the isolated ones' losses is said after them, as an estimate: it decides
+    nothing (:mod:`.estimated`)."""
+    verdict, note, details = parts
     refuted = [a for a in audits if a.refuted]
     named = ", ".join(a.named for a in (refuted or audits))
     lead = (
@@ -390,14 +432,12 @@ def _with_isolated(
         if refuted
         else f"Not certified: the part of {named} is not composed exactly (audited alone, not refuted)."
     )
-    note = composition.note[:1].upper() + composition.note[1:]  # a sentence of its own after the lead
-    return Evidence(
-        composition.spec,
-        verdict="fail" if composition.verdict == "fail" else "inconclusive",
-        estimate=composition.estimate,
-        note=f"{lead} {note} {line(audits)}" + ("" if estimate is None else f" {estimate.line(claim)}"),
-        details={
-            **composition.details,
+    note = note[:1].upper() + note[1:]  # a sentence of its own after the lead
+    return (
+        "fail" if verdict == "fail" else "inconclusive",
+        f"{lead} {note} {line(audits)}" + ("" if estimate is None else f" {estimate.line(claim)}"),
+        {
+            **details,
             "isolated": [a.row() for a in audits],
             "not_certified": [a.named for a in audits],
             **({} if estimate is None else {"estimated": estimate.row()}),

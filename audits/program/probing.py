@@ -180,10 +180,7 @@ def draws(calls: Sequence[Event], grouped: tuple[Span, ...], count: int) -> np.n
 
 def noise_sizes(calls: Sequence[Event], grouped: tuple[Span, ...], count: int) -> np.ndarray:
     """Per element, |noise| in ``calls``."""
-    out = np.zeros(count)
-    for call, start, stop, indices in grouped:
-        out[start:stop] = np.abs(np.atleast_1d(np.asarray(calls[call].noise, dtype=float)).ravel())[indices]
-    return out
+    return np.abs(draws(calls, grouped, count))
 
 
 def location_sizes(calls: Sequence[Event], grouped: tuple[Span, ...], count: int) -> np.ndarray:
