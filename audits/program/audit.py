@@ -198,14 +198,13 @@ def _confirmation(
     analysis: Analysis, target: tuple, config: ProgramAuditConfig, confirm: Callable, refuted: tuple | None
 ) -> Confirmation:
     """The black box's confirmation of a finding, a stage of its own (:class:`.confirmation.Confirmation`, which
-    :func:`.decision.decide` reads): on the witness pair, where it has a finding
-    -- or, where by the exact law of the noise its release carries the witness pair needs more than ``trials``
-    releases per world, on the smaller pair of D's records that needs fewest (:mod:`.smaller`; DP quantifies over
-    every neighbouring pair, Dwork & Roth 2014, Def. 2.4), chosen by the exact analyses alone: one test either
-    way, drawn in looks (:mod:`.confirmation_looks`), at α -- at α/2 where other pairs could be screened; then, where
-    that does not refute at its level, on the pair the statistical screening of the releases finds
-    (:mod:`.screening`), the two joined by Bonferroni's correction.  A wide
-    release: on fewer releases and a projection.  Where an exact check already refutes the claim (``refuted``: its
+    :func:`.decision.decide` reads): on the witness pair, where it has a finding -- or, where by the exact law of the
+    noise its release carries the witness pair needs more than ``trials`` releases per world, on the smaller pair of
+    D's records that needs fewest (:mod:`.smaller`; DP quantifies over every neighbouring pair, Dwork & Roth 2014,
+    Def. 2.4), chosen by the exact analyses alone: one test either way, drawn in looks (:mod:`.confirmation_looks`),
+    at α -- at α/2 where other pairs could be screened; then, where that does not refute at its level, on the pair
+    the statistical screening of the releases finds (:mod:`.screening`), the two joined by Bonferroni's correction.
+    A wide release: on fewer releases and a projection.  Where an exact check refutes the claim (``refuted``: its
     name and witness, :func:`.decision.refutation`), only a short corroboration, or none (:func:`_corroborated`)."""
     program, data = target
     budget = confirmation.Budget(config.trials, config.alpha, analysis.recorded.numbers.size)
@@ -262,11 +261,9 @@ def _on_witness(
     chosen = None if small is None or needs is None or small.needed >= needs[0] else (small, needs[0])
     pair, base = (witness, data) if chosen is None else (chosen[0].pair, chosen[0].base)
     pair_needs = needs if chosen is None else feasibility.carried_needs(pair, config.claim_epsilon, config.alpha)
-    schedule = None
+    schedule, need = None, None if pair_needs is None else pair_needs[0]
     if corroborate:
-        look = confirmation_looks.corroboration(
-            config.trials, None if pair_needs is None else pair_needs[0], config.seed
-        )
+        look = confirmation_looks.corroboration(config.trials, need, config.seed)
         if look is None:
             return None
         schedule = (look,)
@@ -281,11 +278,10 @@ def _run(
     needs: tuple[float, str] | None = None,
     schedule: tuple[confirmation_looks.Look, ...] | None = None,
 ) -> Run:
-    """The black box run on ``pair``'s releases (``target``: the program and the base it runs on; ``pairs``: the
-    pair, the witness, and the smaller pair with the releases the witness needs, where ``pair`` is that smaller one),
-    a wide release on the numbers that differ on the pair (:func:`~.release_sampler.witness_columns`), in the looks of
-    ``schedule`` (None: those :func:`.confirmation_looks.looks` sizes from ``needs``, the releases an event test needs
-    on ``pair`` by the exact law of its carried noise, within ``config.trials``)."""
+    """The black box run on a pair's releases (``target``: the program and the base it runs on; ``pairs``: the pair,
+    the witness, and where the pair is a smaller one, it with the releases the witness needs), a wide release on the
+    numbers that differ on the pair (:func:`~.release_sampler.witness_columns`), in the looks of ``schedule`` (None:
+    those :func:`.confirmation_looks.looks` sizes from ``needs``, by the exact law of its carried noise)."""
     program, data = target
     pair, witness, chosen = pairs
     replayed = pair.comparison.replayed
@@ -346,8 +342,10 @@ def _others_page(analysis: Analysis, shown: PairResult | None) -> Page | None:
     return Page("Program audit: the other neighbours searched", text, rows=rows)
 
 
-def _parameters(config: ProgramAuditConfig, analysis: Analysis | None) -> dict:
-    out: dict[str, Any] = {
+def _parameters(config: ProgramAuditConfig, analysis: Analysis) -> dict:
+    proposed = [p for p in analysis.pairs if p.neighbour.found_by]
+    worst = max(proposed, key=lambda p: p.order, default=None)
+    return {
         "claim": f"DP under {config.neighbours}",
         "epsilon": config.claim_epsilon,
         "delta": config.claim_delta,
@@ -359,20 +357,14 @@ def _parameters(config: ProgramAuditConfig, analysis: Analysis | None) -> dict:
         "draw_sets": config.draw_sets,
         "law": config.law,
         "scope": PROGRAM_SCOPES[config.law],
+        "pairs_searched": len(analysis.pairs),
+        "pairs_proposed": len(proposed),
+        "worst_proposed": None if worst is None else found(worst),
+        "primitives": len(analysis.recorded.calls),
+        "paths_replayed": len(analysis.draw_sets),
+        "paths_not_replayed": analysis.unreplayed,
+        "not_covered": not_covered(analysis),
     }
-    if analysis is not None:
-        proposed = [p for p in analysis.pairs if p.neighbour.found_by]
-        worst = max(proposed, key=lambda p: p.order, default=None)
-        out.update(
-            pairs_searched=len(analysis.pairs),
-            pairs_proposed=len(proposed),
-            worst_proposed=None if worst is None else found(worst),
-            primitives=len(analysis.recorded.calls),
-            paths_replayed=len(analysis.draw_sets),
-            paths_not_replayed=analysis.unreplayed,
-            not_covered=not_covered(analysis),
-        )
-    return out
 
 
 def fault_on_d(name: str, fault: trace.ProgramFault) -> str:

@@ -1,8 +1,7 @@
-"""The black box's confirmation of a program audit's finding: a stage of its own, after the exact readings and
-before :func:`.decision.decide`, whose result is one frozen record (:class:`Confirmation`) -- the runs made on the
-witness pair or a smaller pair (:mod:`.smaller`), then, where that does not refute and the release is discrete, on
-the pair the screening of releases found (:mod:`.screening`, the two joined by Bonferroni's correction) -- from which
-its one check, ``program-confirm``, is built once (:attr:`Confirmation.checks`), and read by :func:`.decision.decide`.
+"""The black box's confirmation of a program audit's finding, a stage before :func:`.decision.decide`, which reads
+its frozen record (:class:`Confirmation`): the runs on the witness pair or a smaller pair (:mod:`.smaller`), then,
+where that does not refute and the release is discrete, on the pair the screening of releases found
+(:mod:`.screening`, the two joined by Bonferroni's correction), its one check ``program-confirm`` built once.
 
 The confirmation's p-value is the black box's; what is added here are words and details: the pair it ran on, the law
 it read, and, where the noise the release carries has an exact law, how many releases per world an event test at α
@@ -11,7 +10,7 @@ decided with the run's family (Holm's procedure), after this.
 
 A wide release (more than :data:`~.release_sampler.MOST_COLUMNS` numbers) is read on the numbers that differ on the
 pair (:func:`~.release_sampler.witness_columns`: a post-processing, so a refutation of it refutes the release), on at
-most :func:`releases_per_world` releases per world: the program draws every number of each release, whatever the black
+most :attr:`Budget.trials` releases per world: the program draws every number of each release, whatever the black
 box reads.  Where an exact check already refutes the claim, the confirmation is one short look that corroborates it
 (:func:`corroborating`), or is not run (:func:`not_run`): its releases could not change the verdict
 (:mod:`.confirmation_looks`); a wide release's never runs then, as its releases would cost thousands of the program's
@@ -35,13 +34,11 @@ from pdp_audit.verify.core.checks import Evidence
 
 @dataclass(frozen=True)
 class Run:
-    """One confirmation run: the black box's ``evidence`` on the releases of ``pair`` read at ``law`` (as its looks
-    read it, :class:`~.confirmation_looks.Reading`), for the finding of ``witness`` (D's pair; ``pair`` is a smaller
-    one where ``small`` names it); ``needs``: the releases per world an event test at α needs on ``pair`` by the exact
-    law of the noise its release carries, with the element (None: not read); ``witness_needs``: the same on the
-    witness pair, where a smaller pair was chosen; ``columns``: how many of the release's numbers the black box read
-    (:func:`~.release_sampler.witness_columns`; None: all); ``looks``: the looks planned (:mod:`.confirmation_looks`).
-    """
+    """One confirmation run: the black box's ``evidence`` on the releases of ``pair`` read at ``law``, as its
+    ``looks`` (those planned) read it (:mod:`.confirmation_looks`), for the finding of ``witness`` (D's pair; ``pair``
+    is a smaller one where ``small`` names it); ``needs``: the releases per world an event test at α needs on ``pair``
+    by the exact law of the noise its release carries, with the element (None: not read); ``witness_needs``: the same
+    on the witness pair, where a smaller pair was chosen; ``columns``: the release's numbers the black box read."""
 
     evidence: list[Reading]
     pair: PairResult
@@ -61,15 +58,6 @@ MOST_NUMBERS = 100_000_000
 FEWEST_RELEASES = 1_000
 
 
-def releases_per_world(asked: int, numbers: int) -> int:
-    """The confirmation's fresh releases per world for ``asked`` and a release of ``numbers`` numbers: ``asked``; for
-    a wide release (:func:`wide`), at most :data:`MOST_NUMBERS` / ``numbers`` (but :data:`FEWEST_RELEASES`).  Any
-    number of releases gives a test of its level; fewer lose power only."""
-    if not wide(numbers):
-        return asked
-    return min(asked, max(MOST_NUMBERS // numbers, FEWEST_RELEASES))
-
-
 @dataclass(frozen=True)
 class Budget:
     """The confirmation's releases per world asked (``asked``: the run's ``trials``), the run's ``alpha``, and the
@@ -81,8 +69,12 @@ class Budget:
 
     @property
     def trials(self) -> int:
-        """The fresh releases per world drawn (:func:`releases_per_world`)."""
-        return releases_per_world(self.asked, self.numbers)
+        """The fresh releases per world drawn: ``asked``; for a wide release (:func:`wide`), at most
+        :data:`MOST_NUMBERS` / ``numbers`` (but :data:`FEWEST_RELEASES`).  Any number of releases gives a test of its
+        level; fewer lose power only."""
+        if not wide(self.numbers):
+            return self.asked
+        return min(self.asked, max(MOST_NUMBERS // self.numbers, FEWEST_RELEASES))
 
     def words(self, columns: int | None) -> str:
         """What the black box read where it is not every number of ``asked`` releases (empty where it is); ``columns``:
@@ -126,12 +118,10 @@ def refutes(run: Run | None, alpha: float) -> bool:
 
 @dataclass(frozen=True)
 class Confirmation:
-    """The confirmation's runs (module notes), made once by the program audit's confirmation stage: ``first`` on the
-    witness or a smaller pair, the ``screened`` pairs' outcome and ``second`` the run on the pair it found, within
-    ``budget``; ``shared``: ``first`` was read at α/2, a screening able to follow.  Where an exact check refutes the
-    claim (``refuted``: its name and witness, :func:`.decision.refutation`), ``first`` is a corroboration, or None:
-    not run (``needed``: the releases an event test would need, by the exact law of the noise the witness pair's
-    release carries)."""
+    """The confirmation's runs, made once by its stage (module notes): ``first`` on the witness or a smaller pair
+    (``shared``: read at α/2, a screening able to follow), the ``screened`` pairs' outcome and ``second`` the run on
+    the pair it found, within ``budget``; where an exact check refutes the claim (``refuted``: its name and witness),
+    ``first`` a corroboration, or None: not run (``needed``: the releases an event test needs by the exact law)."""
 
     budget: Budget
     first: Run | None = None
@@ -143,21 +133,19 @@ class Confirmation:
 
     @functools.cached_property
     def checks(self) -> list[Evidence]:
-        """The confirmation's checks, each built once from the runs' readings: ``first``'s, and the screening's outcome
-        with ``second``'s -- where ``first`` was read at α/2 (``shared``), its p-value Bonferroni's over the two tests
-        whatever the screening found or whether it ran (:mod:`.screening`'s notes); a corroboration's, said so; or the
-        confirmation not run."""
+        """The confirmation's checks, each built once from the runs' readings: ``first``'s and the screening's with
+        ``second``'s (``shared``: ``first``'s p-value Bonferroni's over the two tests whatever the screening found or
+        whether it ran, :mod:`.screening`'s notes); a corroboration's, said so; or the confirmation not run."""
         spec, refuted, first, screened = CHECKS["program-confirm"], self.refuted, self.first, self.screened
-        budget = self.budget
         if refuted is not None and first is None:
-            return [not_run(refuted, budget, self.needed)]
+            return [not_run(refuted, self.budget, self.needed)]
         if refuted is not None and first is not None:  # one look, on the releases its exact law says refute
             releases = first.looks[0].trials
-            found = _read(first, dataclasses.replace(budget, asked=releases))
+            found = _read(first, dataclasses.replace(self.budget, asked=releases))
             return [corroborating(r, refuted[0], releases).check(spec) for r in found]
-        out = _read(first, budget)
-        if screened is not None and screened.pair is not None and screened.worth:
-            out = screening.combined(out, _read(self.second, budget), screened)
+        out = _read(first, self.budget)
+        if screened is not None and screened.worth:
+            out = screening.combined(out, _read(self.second, self.budget), screened)
         else:
             out = screening.halved(out) if self.shared else out
             out = out if screened is None or screened.pair is None else screening.unscreened(out, screened)

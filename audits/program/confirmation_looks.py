@@ -98,10 +98,10 @@ def corroboration(cap: int, needs: float | None, seed: int) -> Look | None:
 
 @dataclass(frozen=True)
 class Reading:
-    """One piece of the black box's evidence (``raw``) as the confirmation reads it, before its check is built
-    (:meth:`check`, once): ``confirm`` whether it is the event test's; its p-value read at its look's ``share`` of α and
-    corrected over the ``tests`` Bonferroni's correction joins (:mod:`.screening`), its event and interval read at
-    the level × share / tests; the ``note`` and ``details`` the confirmation says it with."""
+    """One piece of the black box's evidence (``raw``) as the confirmation reads it before its check is built, once
+    (:meth:`check`): whether it is the event test's (``confirm``), its p-value at its look's ``share`` of α corrected
+    over the ``tests`` Bonferroni's joins (:mod:`.screening`; its event and interval read at the level × share / tests),
+    its ``note`` and ``details``."""
 
     raw: Evidence
     confirm: bool

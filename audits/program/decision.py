@@ -14,17 +14,14 @@ compositions (:mod:`.accounting`) and the primitives audited in isolation (:mod:
   that cannot be shifted, the record reproduces, no primitive was audited in isolation, and (as implemented) no step
   is continuous float noise; inconclusive otherwise.
 
-Beside them, the black box's confirmation where it ran (:class:`.confirmation.Confirmation`, a stage before this
-one: it reads the exact verdicts from :func:`certifies` and :func:`refutation`, the readings these checks are built
-from).  The run's verdict and exit code follow from the checks by Holm's procedure at the run's α
-(:func:`pdp_audit.verify.evidence.user_audits.decided`); the headline of page 1 reads that verdict
-(:func:`.pages.headline`).  Each check is built once, here, and no evidence is changed after.
+Beside them, the black box's confirmation (:class:`.confirmation.Confirmation`, made before, from :func:`certifies`
+and :func:`refutation`).  Each check is built once, here; the run's verdict and exit code follow from them by Holm's
+procedure at the run's α (:func:`pdp_audit.verify.evidence.user_audits.decided`), and page 1's headline reads it.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pdp_audit.audits.program.estimated import Estimated
@@ -101,9 +98,8 @@ def decide(
     confirmation: Confirmation | None = None,
 ) -> list[Evidence]:
     """The run's checks, each built once (module notes): ``program-record``, ``program-structure``,
-    ``program-composition`` -- ``isolated`` the primitives audited alone beside it, ``estimate`` their composition
-    with the exact steps (:mod:`.estimated`), said in its note and never deciding it -- and the black box's
-    ``confirmation`` (its checks, where it ran)."""
+    ``program-composition`` (``isolated``: the primitives audited alone; ``estimate``: their composition with the exact
+    steps, :mod:`.estimated`, said and deciding nothing) and the black box's ``confirmation`` where it ran."""
     worst = analysis.worst()
     details = {
         "witness": None if worst is None else worst.neighbour.name,
@@ -111,22 +107,20 @@ def decide(
         "pairs": _pair_rows(analysis),
         "not_covered": not_covered(analysis),
     }
-    # the composition: the pairs' compositions against the claim (:func:`settled`), the isolated primitives beside
+    # the composition: the pairs' compositions against the claim, the isolated primitives beside them
     verdict, note, details, value = _composed(analysis, claim, details, law)
     if isolated:
         verdict, note, details = _beside_isolated((verdict, note, details), isolated, estimate, claim)
     composition = _check(analysis, "program-composition", verdict, note, details, value)
-    confirmed = [] if confirmation is None else confirmation.checks
-    return [_record(analysis), _structure(analysis), composition, *confirmed]
+    return [_record(analysis), _structure(analysis), composition, *(confirmation.checks if confirmation else [])]
 
 
 def _check(analysis: Analysis, name: str, verdict: Verdict, note: str, details: dict, value: float | None = None):
     """The exact check ``name``, built once: where the record on D does not reproduce (:mod:`.reproduction`), a
     refutation read from the replays is not exact, and stays undecided.  Every reading compares a replay with the
     record as the data's doing or the noise's; a program whose replay on D departs from its record is no function of
-    the data and the recorded draws (a state it keeps, randomness the audit does not see), and a difference between
-    its replays on D and D′ may be the state's (``10·k + x + Lap(1)`` on its k-th call is DP at every k, and its
-    replays differ by 10 a call)."""
+    the data and the recorded draws (a state it keeps, randomness the audit does not see), and its replays on D and D′
+    may differ by the state (``10·k + x + Lap(1)`` on its k-th call is DP at every k; replays differ by 10 a call)."""
     if verdict == "fail" and not analysis.reproducible:
         why = (
             "Not exact: the record on D does not reproduce (program-record), so no difference between replays is "
@@ -137,35 +131,26 @@ def _check(analysis: Analysis, name: str, verdict: Verdict, note: str, details: 
 
 
 def certifies(analysis: Analysis, claim: tuple[float, float], law: str, isolated: list, tightest: bool) -> bool:
-    """Whether every exact check :func:`decide` builds passes -- or, with ``tightest``, the composition certifies the
-    tightest claim at the claim's ε instead (:func:`_tightest`) -- read from what they are built from: the record
-    reproduces, no pair has a structural finding, every pair is composed within the claim (:func:`settled`), no
-    primitive is audited alone and, as implemented, no step is continuous float noise.  With ``tightest``: whether a
-    certificate waits only for D's record to give its release in a fresh process too, the condition on which the
-    audit replays it there (:func:`.fresh_process.replayed_elsewhere`) before deciding."""
+    """Whether every exact check :func:`decide` builds passes (with ``tightest``: or the composition certifies the
+    tightest claim, :data:`TIGHTEST_PENDING`), read before any is built: the record reproduces, no pair has a
+    structural finding, the composition's parts pass (:func:`_composed`) and no primitive is audited alone.  Where so,
+    D's record is first replayed in a fresh process (:mod:`.fresh_process`); where not, the black box confirms."""
     if not analysis.reproducible or any(p.structural for p in analysis.pairs):
         return False
-    found = settled(analysis, claim, law)
-    porous = law == "as-implemented" and any(s.porous for p in analysis.pairs for s in p.steps)
-    return (tightest and found.tightest is not None) or (found.within and not porous and not isolated)
+    verdict, _, details, _ = _composed(analysis, claim, {}, law)
+    return (verdict == "pass" and not isolated) or (tightest and TIGHTEST_PENDING in details)
 
 
 def refutation(analysis: Analysis) -> tuple[str, str | None] | None:
     """The first exact check :func:`decide` builds as a fail, and the witness it names (None: none fails): the
     structure check's exact finding, else the composition's refutation -- neither where the record does not
     reproduce (:func:`_check`)."""
-    worst = analysis.worst()
+    worst, structural = analysis.worst(), [p for p in analysis.pairs if p.structural]
     if not analysis.reproducible or worst is None:
         return None
-    if _exact(analysis):
-        first = max((p for p in analysis.pairs if p.structural), key=lambda p: p.order)
-        return "program-structure", first.neighbour.name
+    if any(f.exact for p in structural for f in p.structural):  # as :func:`_structure` reads them
+        return "program-structure", max(structural, key=lambda p: p.order).neighbour.name
     return ("program-composition", worst.neighbour.name) if worst.refuted else None
-
-
-def _exact(analysis: Analysis) -> list[tuple[PairResult, Any]]:
-    """The exact structural findings, each with its pair (a pure claim refuted by released noise whose scale moves)."""
-    return [(p, f) for p in analysis.pairs for f in p.structural if f.exact]
 
 
 #: Why a record that does not reproduce keeps the claim undecided, by the unrecorded source its notes name first.
@@ -221,7 +206,7 @@ def _structure(analysis: Analysis) -> Evidence:
         note = f"{len(analysis.pairs)} neighbour(s) replayed: same calls, differences only where noise carries them."
         return _check(analysis, "program-structure", "pass", note, {"pairs_searched": len(analysis.pairs)})
     first = max(with_findings, key=lambda p: p.order)
-    exact = _exact(analysis)
+    exact = [(p, f) for p in analysis.pairs for f in p.structural if f.exact]
     verdict: Verdict = "fail" if exact else "inconclusive"
     why = " A finding for the black box to confirm."
     if exact:
@@ -258,58 +243,39 @@ def _structure(analysis: Analysis) -> Evidence:
 Parts = tuple[Verdict, str, dict, "float | None"]
 
 
-@dataclass(frozen=True)
-class Settled:
-    """The pairs' compositions against the claim, before any words (:func:`settled`): ``top`` the largest among the
-    pairs composed (None: a pair refutes the claim, or none was composed); ``within`` every pair within the claim
-    with nothing open, else the ``reasons`` it does not certify, and the tightest δ̄ it certifies instead where δ
-    alone is exceeded (``tightest``, :func:`_tightest`)."""
-
-    top: PairResult | None = None
-    within: bool = False
-    reasons: tuple[str, ...] = ()
-    tightest: float | None = None
-
-
-def settled(analysis: Analysis, claim: tuple[float, float], law: str) -> Settled:
-    """The pairs' compositions against ``claim`` (:class:`Settled`), read once for the composition check and for
-    :func:`certifies`."""
-    # a pair whose release carries other draws on D′ than on D has steps no composition of the pair describes
-    decided = [p for p in analysis.pairs if p.upper is not None and not p.comparison.carriers_moved]
-    if any(p.refuted for p in analysis.pairs) or not decided:
-        return Settled()
-    top = _top(decided)
-    open_pairs = [p for p in analysis.pairs if p.structural or p.unaccounted or p.upper is None]
-    unshifted = analysis.unshifted()
-    if not top.against.upper_above and not open_pairs and analysis.reproducible and unshifted is None:
-        return Settled(top, within=True)
-    reasons = _conditioned(analysis.pairs) + _open_reasons(top, open_pairs, unshifted, analysis.reproducible)
-    tightest = _tightest(analysis, top, claim, law) if len(reasons) == 1 and not open_pairs else None
-    return Settled(top, False, tuple(reasons), tightest)
-
-
 def _composed(analysis: Analysis, claim: tuple[float, float], details: dict, law: str) -> Parts:
+    """The composition check's parts, from the pairs' compositions against ``claim`` (module notes): the check
+    :func:`decide` builds, and what :func:`certifies` reads before any check is built."""
     epsilon, delta = claim
     if any(p.refuted for p in analysis.pairs):
         return _refuted(analysis, epsilon, delta, details)
-    found = settled(analysis, claim, law)
-    top = found.top
-    if top is None:
+    # a pair whose release carries other draws on D′ than on D has steps no composition of the pair describes
+    decided = [p for p in analysis.pairs if p.upper is not None and not p.comparison.carriers_moved]
+    if not decided:
         return _uncomposed(analysis, details)
+    top = _top(decided)
     assert top.upper is not None
+    open_pairs = [p for p in analysis.pairs if p.structural or p.unaccounted or p.upper is None]
     summary = (
         f"worst pair {top.neighbour.name}: δ(ε = {epsilon:g}) ≤ {top.upper.high:.4g}, pure ε of the steps "
         f"{top.upper.pure:.6g} ({top.upper.how})"
     )
-    if found.within:
+    unshifted = analysis.unshifted()
+    if not top.against.upper_above and not open_pairs and analysis.reproducible and unshifted is None:
         return _within(analysis, top, summary, details, law)
-    tightest = found.tightest
-    # δ alone is exceeded: the claim the same composition certifies, said first -- once D's record gives its release
-    # in a fresh process too, as a pass's certificate waits for it (:func:`certifies`)
-    if tightest is not None and analysis.elsewhere is not None:
+    reasons = _conditioned(analysis.pairs) + _open_reasons(top, open_pairs, unshifted, analysis.reproducible)
+    tightest = _tightest(analysis, top, (epsilon, delta), law) if len(reasons) == 1 and not open_pairs else None
+    if tightest is not None and analysis.elsewhere is None:  # a certificate's fresh process is still to run
+        details = {**details, TIGHTEST_PENDING: tightest}
+    elif tightest is not None:  # δ alone is exceeded: the claim the same composition certifies, said first
         summary = f"Certified at ({epsilon:g}, {tightest:.4g}), not at the claim ({epsilon:g}, {delta:g}): {summary}"
         details = {**details, "certified_at": [epsilon, tightest]}
-    return "inconclusive", f"{summary}; " + "; ".join(found.reasons) + ".", details, top.upper.high
+    return "inconclusive", f"{summary}; " + "; ".join(reasons) + ".", details, top.upper.high
+
+
+#: The composition's detail of a tightest claim (:func:`_tightest`) whose certificate waits for the fresh process, as
+#: a pass's does (:func:`certifies`): the audit runs it, and the claim is said once it reproduces.
+TIGHTEST_PENDING = "certified_at_if_reproduced"
 
 
 def _tightest(analysis: Analysis, top: PairResult, claim: tuple[float, float], law: str) -> float | None:
@@ -318,7 +284,7 @@ def _tightest(analysis: Analysis, top: PairResult, claim: tuple[float, float], l
     composed, its only finding the upper composition above δ, the record reproduced, no noise unshifted, no
     conditioning, and as implemented no porous step (whose real-valued law certifies nothing of the float program).
     None where that is not so, or δ̄ is 1.  Said as certified only once the record also reproduces in a fresh
-    process, as a pass's is (:func:`certifies`).  *Sound for* what a pass at (ε, δ̄) is sound for: the same
+    process, as a pass's is (:data:`TIGHTEST_PENDING`).  *Sound for* what a pass at (ε, δ̄) is sound for: the same
     pairs, replays and upper compositions at the same ε, each within δ̄, and no finding but δ's."""
     assert top.upper is not None
     high = top.upper.high
@@ -433,16 +399,10 @@ def _beside_isolated(
         else f"Not certified: the part of {named} is not composed exactly (audited alone, not refuted)."
     )
     note = note[:1].upper() + note[1:]  # a sentence of its own after the lead
-    return (
-        "fail" if verdict == "fail" else "inconclusive",
-        f"{lead} {note} {line(audits)}" + ("" if estimate is None else f" {estimate.line(claim)}"),
-        {
-            **details,
-            "isolated": [a.row() for a in audits],
-            "not_certified": [a.named for a in audits],
-            **({} if estimate is None else {"estimated": estimate.row()}),
-        },
-    )
+    note = f"{lead} {note} {line(audits)}" + ("" if estimate is None else f" {estimate.line(claim)}")
+    rows = {"isolated": [a.row() for a in audits], "not_certified": [a.named for a in audits]}
+    estimated = {} if estimate is None else {"estimated": estimate.row()}
+    return "fail" if verdict == "fail" else "inconclusive", note, {**details, **rows, **estimated}
 
 
 def not_covered(analysis: Analysis) -> list[str]:

@@ -87,7 +87,7 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
             return dataclasses.replace(bare, carrier=np.full(m, -2))
         moved_releases.append(moved.numbers)
     with np.errstate(all="ignore"):
-        by_w, by_v, by_minus = (moved - recorded.numbers for moved in moved_releases)
+        by_w, by_v, by_minus = np.subtract(moved_releases, recorded.numbers)
     noise = noise_sizes(recorded.calls, bare.spans, n)
     size = sized(noise, location_sizes(recorded.calls, bare.spans, n), step)
     # free of this noise at the recorded draws: its replays are the recorded bits (a zero whose sign the noise flips
@@ -98,7 +98,8 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
     carrier, coefficient = _read_affine(bare, size, (by_w, by_v, by_minus), (at_w, at_minus, recorded.numbers),
                                         unmoved, ranks)  # fmt: skip
     weight = np.where(carrier >= 0, np.abs(coefficient) * size[np.maximum(carrier, 0)], 0.0)  # as :func:`weights`
-    bounds = [response_bound(moved_releases[k], recorded.numbers, by, weight) for k, by in ((2, by_minus), (0, by_w))]
+    bound_minus = response_bound(moved_releases[2], recorded.numbers, by_minus, weight)
+    bound_plus = response_bound(moved_releases[0], recorded.numbers, by_w, weight)
     carrier = _coarse(program, data, recorded, bare, carrier)
     common_moved = lattice_noise.common_moves(replayer(program, data, recorded, bare), bare, recorded)
     landings = []
@@ -106,7 +107,7 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
         drawn = draws(recorded.calls, bare.spans, n).tolist()
         noises = [landing.Noise(e.law, e.scale, d) for e, d in zip(elements, drawn)]
         landings = landing.found(replayer(program, data, recorded, bare), recorded.numbers, carrier, noises)
-    readings = dict(minus=by_minus, plus=by_w, bound_minus=bounds[0], bound_plus=bounds[1], naming=naming)
+    readings = dict(minus=by_minus, plus=by_w, bound_minus=bound_minus, bound_plus=bound_plus, naming=naming)
     return dataclasses.replace(bare, carrier=carrier, coefficient=coefficient, size=size, noise=noise,
                                common_moved=common_moved, landings=landings, **readings)  # fmt: skip
 
