@@ -161,23 +161,22 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
 
 def _audited(config: ProgramAuditConfig, progress: bool, confirm: Callable | None):
     program, data, name = _target(config)
-    epsilon, delta = config.claim_epsilon, config.claim_delta
+    target, claim = (program, data), (config.claim_epsilon, config.claim_delta)
     try:
-        where = (config.domain_of(data), (epsilon, delta), config.seed)
+        where = (config.domain_of(data), claim, config.seed)
         analysis = analyse(program, data, config.neighbours, *where, config.draw_sets, config.budget())
     except trace.ProgramFault as err:  # on D itself: every fault on a neighbour only is a finding of the analysis
         raise InputError(fault_on_d(name, err)) from None
-    audits = [] if confirm is None else _isolated(analysis, config, confirm, (program, data))
+    audits = [] if confirm is None else _isolated(analysis, config, confirm, target)
     estimate = estimated(analysis.pairs, audits, config.alpha)
-    # before a certificate, or a tightest claim certified (the claim's δ alone exceeded): D's record replayed in a
-    # fresh process
-    if certifies(analysis, (epsilon, delta), config.law, audits, tightest=True):
+    # the exact verdicts, read once: D's record replayed in a fresh process before a certificate or a tightest claim
+    # (δ alone exceeded), a certificate only where it gives the release there too; where none, the black box confirms
+    refuted, certified = refutation(analysis), certifies(analysis, claim, config.law, audits, tightest=False)
+    if certified or certifies(analysis, claim, config.law, audits, tightest=True):
         elsewhere = fresh_process.replayed_elsewhere(program, data, analysis.recorded)
-        analysis = dataclasses.replace(analysis, elsewhere=elsewhere)
-    confirmed = None
-    if confirm is not None and not certifies(analysis, (epsilon, delta), config.law, audits, tightest=False):
-        confirmed = _confirmation(analysis, (program, data), config, confirm, refutation(analysis))
-    evidence = decide(analysis, (epsilon, delta), config.law, audits, estimate, confirmed)
+        analysis, certified = dataclasses.replace(analysis, elsewhere=elsewhere), certified and elsewhere.same
+    confirmed = None if confirm is None or certified else _confirmation(analysis, target, config, confirm, refuted)
+    evidence = decide(analysis, claim, config.law, audits, estimate, confirmed)
     parameters = {**_parameters(config, analysis), "libraries": used_libraries(program, analysis)}
     run = decided(name, evidence, config.alpha, parameters, config.seed)
     review = review_page(run, name, data, analysis, not_covered(analysis), PROGRAM_SCOPES[config.law])
