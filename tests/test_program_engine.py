@@ -27,9 +27,10 @@ def test_the_python_and_numpy_readings_of_a_release_agree(monkeypatch):
     rng = np.random.default_rng(5)
     for _ in range(2000):
         m, n = int(rng.integers(1, 12)), int(rng.integers(1, 5))
-        found = trace.Probe([None] * n, rng.integers(-2, n, size=m), rng.choice([1.0, -2.0, 0.5], size=m), None, True)
-        found.plus = rng.choice([1.0, -2.0, 0.5], size=m) * 2.0**-10
-        found.bound_plus = np.abs(found.plus) * 10.0 ** -rng.integers(6, 16, size=m)
+        carrier, coefficient = rng.integers(-2, n, size=m), rng.choice([1.0, -2.0, 0.5], size=m)
+        plus = rng.choice([1.0, -2.0, 0.5], size=m) * 2.0**-10
+        bound = np.abs(plus) * 10.0 ** -rng.integers(6, 16, size=m)
+        found = trace.Probe([None] * n, carrier, coefficient, None, True, plus=plus, bound_plus=bound)
         weight = rng.uniform(0, 3, size=m)
         before = rng.normal(size=m)
         # some coordinates apart by a few rounding errors: within or beyond their bound
@@ -242,9 +243,9 @@ def test_a_composition_that_would_pass_does_not_pass_on_a_primitive_audited_alon
         composed = Evidence(spec, verdict=verdict, note="Every pair within the claim.")
         for found, lead in (("fail", "Not certified on a primitive refuted"), ("pass", "Not certified: the part of")):
             audited = isolated.Isolated(primitive, "ideal", found == "fail", 0.5, 3.0, found)
-            out = decision._with_isolated(composed, [audited], None, (1.0, 0.0))
-            assert out.verdict == ("fail" if verdict == "fail" else "inconclusive"), (verdict, found)
-            assert out.note.startswith(lead) and "call 2 gumbel" in out.note.split(".")[0], out.note
+            out, note, _ = decision._beside_isolated((verdict, composed.note, {}), [audited], None, (1.0, 0.0))
+            assert out == ("fail" if verdict == "fail" else "inconclusive"), (verdict, found)
+            assert note.startswith(lead) and "call 2 gumbel" in note.split(".")[0], note
 
 
 def test_the_witness_of_a_noise_with_no_exact_law_is_where_its_input_moved_most():

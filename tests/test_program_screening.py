@@ -23,6 +23,7 @@ import pdp_audit
 from pdp_audit.audits.program import screening
 from pdp_audit.audits.program.analysis import analyse
 from pdp_audit.audits.program.config import CANDIDATES, DRAW_SETS, SEARCH
+from pdp_audit.audits.program.confirmation_looks import Reading
 from pdp_audit.audits.program.decision import CHECKS
 from pdp_audit.audits.program.search import Budget
 from pdp_audit.verify.core.checks import Evidence
@@ -106,10 +107,10 @@ def test_the_event_test_is_the_conditional_binomial_of_two_poisson_rates():
 @pytest.mark.parametrize(("first", "second", "expected"), [(0.3, 1e-9, 2e-9), (1e-9, 0.3, 2e-9), (None, 4e-7, 4e-7)])
 def test_two_confirmations_are_joined_by_bonferroni(first, second, expected):
     spec = CHECKS["program-confirm"]
-    evidence = [] if first is None else [Evidence(spec, pvalue=first, note="structural", details={"witness": "W"})]
+    evidence = [] if first is None else [Reading(Evidence(spec, pvalue=first), True, first, details={"witness": "W"})]
     found = screening.Screened(None, 1e-5, "= 1", (0, 30), 47, 333)
-    screened = Evidence(spec, pvalue=second, note="screened", details={"witness": "S"})
-    out = screening.combined(evidence, [screened], found)
+    screened = Reading(Evidence(spec, pvalue=second), True, second, details={"witness": "S"})
+    out = [r.check(spec) for r in screening.combined(evidence, [screened], found)]
     assert len(out) == 1 and out[0].pvalue == pytest.approx(expected)
     assert out[0].details["witness"] == ("W" if first is not None and first < second else "S")
     assert out[0].details["screened"]["pairs_screened"] == 47
@@ -183,7 +184,7 @@ def test_a_screening_that_may_follow_keeps_the_level(monkeypatch, share):
     monkeypatch.setattr(audit.screening, "screen", lambda *a, **k: screened.append(True))
     target = (_mis_scaled_sum, data)
     config = ProgramAuditConfig(claim_epsilon=1.0, claim_delta=0.0, trials=1000, alpha=ALPHA, seed=0, target=target)
-    out = audit._confirmations(analysis, target, config, confirm, [])
+    out = audit._confirmation(analysis, target, config, confirm, None).checks
     assert screening.candidates(analysis.pairs, None)  # other pairs are left: a screening could follow
     assert levels == [ALPHA / 2]  # one look, read at α/2
     (check,) = [e for e in out if e.spec.id == "program-confirm"]

@@ -52,14 +52,15 @@ from pdp_audit.audits.program import (
 from pdp_audit.audits.program.adapters import LIBRARIES
 from pdp_audit.audits.program.analysis import analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
-from pdp_audit.audits.program.confirmation import Run
-from pdp_audit.audits.program.decision import TIGHTEST_PENDING, confirmation_law, decide, found, not_covered
+from pdp_audit.audits.program.confirmation import Confirmation, Run
+from pdp_audit.audits.program.decision import certifies, confirmation_law, decide, found, not_covered, refutation
 from pdp_audit.audits.program.estimated import estimated
 from pdp_audit.audits.program.events import LibraryCall
 from pdp_audit.audits.program.isolated import Isolated
 from pdp_audit.audits.program.pages import review_page, shown_pair
 from pdp_audit.audits.program.release_sampler import HEAD, ReleaseSampler, release_samplers, witness_columns
 from pdp_audit.audits.program.results import Analysis, PairResult
+from pdp_audit.audits.program.smaller import Smaller
 from pdp_audit.reports.records import Page
 from pdp_audit.verify.core.checks import Evidence
 from pdp_audit.verify.core.config import LAW_SCOPES
@@ -160,24 +161,22 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
 
 def _audited(config: ProgramAuditConfig, progress: bool, confirm: Callable | None):
     program, data, name = _target(config)
-    epsilon, delta = config.claim_epsilon, config.claim_delta
+    target, claim = (program, data), (config.claim_epsilon, config.claim_delta)
     try:
-        where = (config.domain_of(data), (epsilon, delta), config.seed)
+        where = (config.domain_of(data), claim, config.seed)
         analysis = analyse(program, data, config.neighbours, *where, config.draw_sets, config.budget())
     except trace.ProgramFault as err:  # on D itself: every fault on a neighbour only is a finding of the analysis
         raise InputError(fault_on_d(name, err)) from None
-    audits = [] if confirm is None else _isolated(analysis, config, confirm, (program, data))
+    audits = [] if confirm is None else _isolated(analysis, config, confirm, target)
     estimate = estimated(analysis.pairs, audits, config.alpha)
-    evidence = decide(analysis, (epsilon, delta), config.law, audits, estimate)
-    # before a certificate, or a tightest claim certified (the claim's δ alone exceeded): D's record replayed in a
-    # fresh process
-    if all(e.verdict == "pass" or TIGHTEST_PENDING in e.details for e in evidence):
-        analysis = dataclasses.replace(
-            analysis, elsewhere=fresh_process.replayed_elsewhere(program, data, analysis.recorded)
-        )
-        evidence = decide(analysis, (epsilon, delta), config.law, audits, estimate)
-    if confirm is not None and any(e.verdict != "pass" for e in evidence):
-        evidence += _confirmations(analysis, (program, data), config, confirm, evidence)
+    # the exact verdicts, read once: D's record replayed in a fresh process before a certificate or a tightest claim
+    # (δ alone exceeded), a certificate only where it gives the release there too; where none, the black box confirms
+    refuted, certified = refutation(analysis), certifies(analysis, claim, config.law, audits, tightest=False)
+    if certified or certifies(analysis, claim, config.law, audits, tightest=True):
+        elsewhere = fresh_process.replayed_elsewhere(program, data, analysis.recorded)
+        analysis, certified = dataclasses.replace(analysis, elsewhere=elsewhere), certified and elsewhere.same
+    confirmed = None if confirm is None or certified else _confirmation(analysis, target, config, confirm, refuted)
+    evidence = decide(analysis, claim, config.law, audits, estimate, confirmed)
     parameters = {**_parameters(config, analysis), "libraries": used_libraries(program, analysis)}
     run = decided(name, evidence, config.alpha, parameters, config.seed)
     review = review_page(run, name, data, analysis, not_covered(analysis), PROGRAM_SCOPES[config.law])
@@ -194,24 +193,23 @@ def used_libraries(program: Callable, analysis: Analysis) -> list[dict[str, str]
     return libraries([] if module is None else [module], packages=called.intersection(LIBRARIES))
 
 
-def _confirmations(
-    analysis: Analysis, target: tuple, config: ProgramAuditConfig, confirm: Callable, exact: list[Evidence]
-) -> list[Evidence]:
-    """The black box's confirmation of a finding (:mod:`.confirmation`): on the witness pair, where it has a finding
-    -- or, where by the exact law of the noise its release carries the witness pair needs more than ``trials``
-    releases per world, on the smaller pair of D's records that needs fewest (:mod:`.smaller`; DP quantifies over
-    every neighbouring pair, Dwork & Roth 2014, Def. 2.4), chosen by the exact analyses alone: one test either
-    way, drawn in looks (:mod:`.confirmation_looks`), at α -- at α/2 where other pairs could be screened; then, where
-    that does not refute at its level, on the pair the statistical screening of the releases finds
-    (:mod:`.screening`), the two joined by Bonferroni's correction.  A wide
-    release: on fewer releases and a projection.  Where one of the ``exact`` checks already refutes the claim, only a
-    short corroboration, or none (:func:`_corroborated`)."""
+def _confirmation(
+    analysis: Analysis, target: tuple, config: ProgramAuditConfig, confirm: Callable, refuted: tuple | None
+) -> Confirmation:
+    """The black box's confirmation of a finding, a stage of its own (:class:`.confirmation.Confirmation`, which
+    :func:`.decision.decide` reads): on the witness pair, where it has a finding -- or, where by the exact law of the
+    noise its release carries the witness pair needs more than ``trials`` releases per world, on the smaller pair of
+    D's records that needs fewest (:mod:`.smaller`; DP quantifies over every neighbouring pair, Dwork & Roth 2014,
+    Def. 2.4), chosen by the exact analyses alone: one test either way, drawn in looks (:mod:`.confirmation_looks`),
+    at α -- at α/2 where other pairs could be screened; then, where that does not refute at its level, on the pair
+    the statistical screening of the releases finds (:mod:`.screening`), the two joined by Bonferroni's correction.
+    A wide release: on fewer releases and a projection.  Where an exact check refutes the claim (``refuted``: its
+    name and witness, :func:`.decision.refutation`), only a short corroboration, or none (:func:`_corroborated`)."""
     program, data = target
     budget = confirmation.Budget(config.trials, config.alpha, analysis.recorded.numbers.size)
-    refuted = [e for e in exact if e.verdict == "fail"]
     config = dataclasses.replace(config, trials=budget.trials)
-    if refuted:
-        return _corroborated(analysis, target, config, confirm, (refuted[0], budget))
+    if refuted is not None:
+        return _corroborated(analysis, target, config, confirm, (refuted, budget))
     witness = confirmation.witness(analysis)
     first_config = config
     if witness is not None and witness.findings and screening.candidates(analysis.pairs, witness):
@@ -223,36 +221,35 @@ def _confirmations(
         tried = None if first is None else witness
         screened = screening.screen(program, data, analysis.pairs, tried, config.claim_epsilon, config.seed)
         if screened is not None and screened.worth and screened.pair is not None:
-            second = _run(target, screened.pair, screened.pair, config, confirm)
-    return confirmation.evidence(first, screened, second, budget, shared=first_config is not config)
+            second = _run(target, (screened.pair, screened.pair, None), config, confirm)
+    return Confirmation(budget, first, screened, second, shared=first_config is not config)
 
 
 def _corroborated(
     analysis: Analysis, target: tuple, config: ProgramAuditConfig, confirm: Callable, refuted: tuple
-) -> list[Evidence]:
+) -> Confirmation:
     """An exact refutation's confirmation (:mod:`.confirmation_looks`, module notes): one look at the whole α on the
     witness pair, or on the smaller pair that needs fewest releases (as :func:`_on_witness` chooses it, within
     :data:`~.confirmation_looks.CORROBORATION` releases), at the budget the exact law of its carried noise says
-    refutes; where no such pair is within that budget, not run.  ``refuted``: the exact check that fails and the
-    confirmation's :class:`~.confirmation.Budget`.  No screening: it could not change the verdict."""
+    refutes; where no such pair is within that budget, not run.  ``refuted``: the exact check that fails with its
+    witness (:func:`.decision.refutation`), and the confirmation's :class:`~.confirmation.Budget`.  No screening: it
+    could not change the verdict."""
     check, budget = refuted
     witness = confirmation.witness(analysis)
     if witness is None or not witness.findings or confirmation.wide(budget.numbers):
-        return [confirmation.not_run(check, budget)]
+        return Confirmation(budget, refuted=check)
     short = dataclasses.replace(config, trials=min(config.trials, confirmation_looks.CORROBORATION))
     run = _on_witness(target, witness, short, confirm, corroborate=True)
     if run is None:
         needs = feasibility.carried_needs(witness, config.claim_epsilon, config.alpha)
-        return [confirmation.not_run(check, budget, None if needs is None else needs[0])]
-    releases = run.looks[0].trials
-    found = confirmation.evidence(run, None, None, dataclasses.replace(budget, asked=releases))
-    return [confirmation.corroborating(e, check, releases) for e in found]
+        return Confirmation(budget, refuted=check, needed=None if needs is None else needs[0])
+    return Confirmation(budget, run, refuted=check)
 
 
 def _on_witness(
     target: tuple, witness: PairResult, config: ProgramAuditConfig, confirm: Callable, corroborate: bool = False
 ) -> Run | None:
-    """The confirmation on the witness pair, or on the smaller pair needing fewest releases (:func:`_confirmations`);
+    """The confirmation on the witness pair, or on the smaller pair needing fewest releases (:func:`_confirmation`);
     ``corroborate``: one look at the budget its exact law says refutes, or None where that is beyond ``config.trials``
     (:func:`.confirmation_looks.corroboration`)."""
     program, data = target
@@ -260,37 +257,32 @@ def _on_witness(
     small = None
     if needs is not None and needs[0] > config.trials:
         small = smaller.smallest(program, data, config, witness)
-    on_witness = small is None or needs is None or small.needed >= needs[0]
-    pair, base = (witness, data) if on_witness or small is None else (small.pair, small.base)
-    pair_needs = needs if on_witness else feasibility.carried_needs(pair, config.claim_epsilon, config.alpha)
-    schedule = None
+    chosen = None if small is None or needs is None or small.needed >= needs[0] else (small, needs[0])
+    pair, base = (witness, data) if chosen is None else (chosen[0].pair, chosen[0].base)
+    pair_needs = needs if chosen is None else feasibility.carried_needs(pair, config.claim_epsilon, config.alpha)
+    schedule, need = None, None if pair_needs is None else pair_needs[0]
     if corroborate:
-        look = confirmation_looks.corroboration(
-            config.trials, None if pair_needs is None else pair_needs[0], config.seed
-        )
+        look = confirmation_looks.corroboration(config.trials, need, config.seed)
         if look is None:
             return None
         schedule = (look,)
-    run = _run((program, base), pair, witness, config, confirm, pair_needs, schedule)
-    if on_witness or small is None or needs is None:
-        return run
-    return dataclasses.replace(run, small=small, witness_needs=needs[0])
+    return _run((program, base), (pair, witness, chosen), config, confirm, pair_needs, schedule)
 
 
 def _run(
     target: tuple,
-    pair: PairResult,
-    witness: PairResult,
+    pairs: tuple[PairResult, PairResult, tuple[Smaller, float] | None],
     config: ProgramAuditConfig,
     confirm: Callable,
     needs: tuple[float, str] | None = None,
     schedule: tuple[confirmation_looks.Look, ...] | None = None,
 ) -> Run:
-    """The black box run on ``pair``'s releases (``target``: the program and the base it runs on), a wide release on
-    the numbers that differ on the pair (:func:`~.release_sampler.witness_columns`), in the looks of ``schedule``
-    (None: those :func:`.confirmation_looks.looks` sizes from ``needs``, the releases an event test needs on
-    ``pair`` by the exact law of its carried noise, within ``config.trials``)."""
+    """The black box run on a pair's releases (``target``: the program and the base it runs on; ``pairs``: the pair,
+    the witness, and where the pair is a smaller one, it with the releases the witness needs), a wide release on the
+    numbers that differ on the pair (:func:`~.release_sampler.witness_columns`), in the looks of ``schedule`` (None:
+    those :func:`.confirmation_looks.looks` sizes from ``needs``, by the exact law of its carried noise)."""
     program, data = target
+    pair, witness, chosen = pairs
     replayed = pair.comparison.replayed
     columns = witness_columns(pair.drawn.recorded.numbers, None if replayed is None else replayed.numbers)
     samplers = release_samplers(program, data, pair.neighbour.data, config.seed, columns)
@@ -306,7 +298,9 @@ def _run(
     sampler = samplers.sample_d
     assert isinstance(sampler, ReleaseSampler)
     kept = sampler.kept  # the columns read, where the release is read on some (HEAD's among them)
-    return Run(found, pair, witness, law, needs, columns=None if kept is None else kept.size - HEAD, looks=schedule)
+    small, witness_needs = (None, None) if chosen is None else chosen
+    read = None if kept is None else kept.size - HEAD
+    return Run(found, pair, witness, law, needs, small, witness_needs, read, schedule)
 
 
 def _isolated(analysis: Analysis, config: ProgramAuditConfig, confirm: Callable, target: tuple) -> list[Isolated]:
@@ -347,8 +341,10 @@ def _others_page(analysis: Analysis, shown: PairResult | None) -> Page | None:
     return Page("Program audit: the other neighbours searched", text, rows=rows)
 
 
-def _parameters(config: ProgramAuditConfig, analysis: Analysis | None) -> dict:
-    out: dict[str, Any] = {
+def _parameters(config: ProgramAuditConfig, analysis: Analysis) -> dict:
+    proposed = [p for p in analysis.pairs if p.neighbour.found_by]
+    worst = max(proposed, key=lambda p: p.order, default=None)
+    return {
         "claim": f"DP under {config.neighbours}",
         "epsilon": config.claim_epsilon,
         "delta": config.claim_delta,
@@ -360,20 +356,14 @@ def _parameters(config: ProgramAuditConfig, analysis: Analysis | None) -> dict:
         "draw_sets": config.draw_sets,
         "law": config.law,
         "scope": PROGRAM_SCOPES[config.law],
+        "pairs_searched": len(analysis.pairs),
+        "pairs_proposed": len(proposed),
+        "worst_proposed": None if worst is None else found(worst),
+        "primitives": len(analysis.recorded.calls),
+        "paths_replayed": len(analysis.draw_sets),
+        "paths_not_replayed": analysis.unreplayed,
+        "not_covered": not_covered(analysis),
     }
-    if analysis is not None:
-        proposed = [p for p in analysis.pairs if p.neighbour.found_by]
-        worst = max(proposed, key=lambda p: p.order, default=None)
-        out.update(
-            pairs_searched=len(analysis.pairs),
-            pairs_proposed=len(proposed),
-            worst_proposed=None if worst is None else found(worst),
-            primitives=len(analysis.recorded.calls),
-            paths_replayed=len(analysis.draw_sets),
-            paths_not_replayed=analysis.unreplayed,
-            not_covered=not_covered(analysis),
-        )
-    return out
 
 
 def fault_on_d(name: str, fault: trace.ProgramFault) -> str:

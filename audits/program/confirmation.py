@@ -1,7 +1,7 @@
-"""The black box's confirmation of a program audit's finding as one check, ``program-confirm``, built once from the
-runs made (:func:`evidence`): on the witness pair or a smaller pair (:mod:`.smaller`), then, where that does not
-refute and the release is discrete, on the pair the screening of releases found (:mod:`.screening`, the two joined
-by Bonferroni's correction).
+"""The black box's confirmation of a program audit's finding, a stage before :func:`.decision.decide`, which reads
+its frozen record (:class:`Confirmation`): the runs on the witness pair or a smaller pair (:mod:`.smaller`), then,
+where that does not refute and the release is discrete, on the pair the screening of releases found
+(:mod:`.screening`, the two joined by Bonferroni's correction), its one check ``program-confirm`` built once.
 
 The confirmation's p-value is the black box's; what is added here are words and details: the pair it ran on, the law
 it read, and, where the noise the release carries has an exact law, how many releases per world an event test at α
@@ -10,7 +10,7 @@ decided with the run's family (Holm's procedure), after this.
 
 A wide release (more than :data:`~.release_sampler.MOST_COLUMNS` numbers) is read on the numbers that differ on the
 pair (:func:`~.release_sampler.witness_columns`: a post-processing, so a refutation of it refutes the release), on at
-most :func:`releases_per_world` releases per world: the program draws every number of each release, whatever the black
+most :attr:`Budget.trials` releases per world: the program draws every number of each release, whatever the black
 box reads.  Where an exact check already refutes the claim, the confirmation is one short look that corroborates it
 (:func:`corroborating`), or is not run (:func:`not_run`): its releases could not change the verdict
 (:mod:`.confirmation_looks`); a wide release's never runs then, as its releases would cost thousands of the program's
@@ -20,10 +20,11 @@ runs.  Neither is ever an error of the user's: the budget is the audit's own.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 from pdp_audit.audits.program import screening
-from pdp_audit.audits.program.confirmation_looks import CORROBORATION, Look, words
+from pdp_audit.audits.program.confirmation_looks import CORROBORATION, Look, Reading, words
 from pdp_audit.audits.program.decision import CHECKS, found
 from pdp_audit.audits.program.release_sampler import MOST_COLUMNS
 from pdp_audit.audits.program.results import Analysis, PairResult
@@ -33,14 +34,13 @@ from pdp_audit.verify.core.checks import Evidence
 
 @dataclass(frozen=True)
 class Run:
-    """One confirmation run: the black box's ``evidence`` on the releases of ``pair`` read at ``law``, for the
-    finding of ``witness`` (D's pair; ``pair`` is a smaller one where ``small`` names it); ``needs``: the releases per
-    world an event test at α needs on ``pair`` by the exact law of the noise its release carries, with the element
-    (None: not read); ``witness_needs``: the same on the witness pair, where a smaller pair was chosen; ``columns``:
-    how many of the release's numbers the black box read (:func:`~.release_sampler.witness_columns`; None: all);
-    ``looks``: the looks planned (:mod:`.confirmation_looks`)."""
+    """One confirmation run: the black box's ``evidence`` on the releases of ``pair`` read at ``law``, as its
+    ``looks`` (those planned) read it (:mod:`.confirmation_looks`), for the finding of ``witness`` (D's pair; ``pair``
+    is a smaller one where ``small`` names it); ``needs``: the releases per world an event test at α needs on ``pair``
+    by the exact law of the noise its release carries, with the element (None: not read); ``witness_needs``: the same
+    on the witness pair, where a smaller pair was chosen; ``columns``: the release's numbers the black box read."""
 
-    evidence: list[Evidence]
+    evidence: list[Reading]
     pair: PairResult
     witness: PairResult
     law: str
@@ -58,15 +58,6 @@ MOST_NUMBERS = 100_000_000
 FEWEST_RELEASES = 1_000
 
 
-def releases_per_world(asked: int, numbers: int) -> int:
-    """The confirmation's fresh releases per world for ``asked`` and a release of ``numbers`` numbers: ``asked``; for
-    a wide release (:func:`wide`), at most :data:`MOST_NUMBERS` / ``numbers`` (but :data:`FEWEST_RELEASES`).  Any
-    number of releases gives a test of its level; fewer lose power only."""
-    if not wide(numbers):
-        return asked
-    return min(asked, max(MOST_NUMBERS // numbers, FEWEST_RELEASES))
-
-
 @dataclass(frozen=True)
 class Budget:
     """The confirmation's releases per world asked (``asked``: the run's ``trials``), the run's ``alpha``, and the
@@ -78,8 +69,12 @@ class Budget:
 
     @property
     def trials(self) -> int:
-        """The fresh releases per world drawn (:func:`releases_per_world`)."""
-        return releases_per_world(self.asked, self.numbers)
+        """The fresh releases per world drawn: ``asked``; for a wide release (:func:`wide`), at most
+        :data:`MOST_NUMBERS` / ``numbers`` (but :data:`FEWEST_RELEASES`).  Any number of releases gives a test of its
+        level; fewer lose power only."""
+        if not wide(self.numbers):
+            return self.asked
+        return min(self.asked, max(MOST_NUMBERS // self.numbers, FEWEST_RELEASES))
 
     def words(self, columns: int | None) -> str:
         """What the black box read where it is not every number of ``asked`` releases (empty where it is); ``columns``:
@@ -118,44 +113,59 @@ def witness(analysis: Analysis) -> PairResult | None:
 
 def refutes(run: Run | None, alpha: float) -> bool:
     """Whether a confirmation run's own p-value is within ``alpha`` (before the run's correction)."""
-    return run is not None and any(
-        e.spec.id in ("program-confirm", "blackbox-attack") and e.pvalue is not None and e.pvalue <= alpha
-        for e in run.evidence
-    )
+    return run is not None and any(r.confirm and r.pvalue is not None and r.pvalue <= alpha for r in run.evidence)
 
 
-def evidence(
-    first: Run | None,
-    screened: screening.Screened | None,
-    second: Run | None,
-    budget: Budget,
-    shared: bool = False,
-) -> list[Evidence]:
-    """The confirmation's evidence (module notes): ``first``'s run on the witness (or smaller) pair, and the screening's
-    outcome with its run on the screened pair (``second``, where it was worth one).  ``shared``: ``first`` was read at
-    α/2, a screening of other pairs able to follow -- its p-value then Bonferroni's over the two tests whatever the
-    screening found or whether it ran (:mod:`.screening`'s notes)."""
-    out = _read(first, budget) if first is not None else []
-    if screened is None or screened.pair is None or not screened.worth:
-        out = screening.halved(out) if shared else out
-        return out if screened is None or screened.pair is None else screening.unscreened(out, screened)
-    return screening.combined(out, _read(second, budget) if second is not None else [], screened)
+@dataclass(frozen=True)
+class Confirmation:
+    """The confirmation's runs, made once by its stage (module notes): ``first`` on the witness or a smaller pair
+    (``shared``: read at α/2, a screening able to follow), the ``screened`` pairs' outcome and ``second`` the run on
+    the pair it found, within ``budget``; where an exact check refutes the claim (``refuted``: its name and witness),
+    ``first`` a corroboration, or None: not run (``needed``: the releases an event test needs by the exact law)."""
+
+    budget: Budget
+    first: Run | None = None
+    screened: screening.Screened | None = None
+    second: Run | None = None
+    shared: bool = False
+    refuted: tuple[str, str | None] | None = None
+    needed: float | None = None
+
+    @functools.cached_property
+    def checks(self) -> list[Evidence]:
+        """The confirmation's checks, each built once from the runs' readings: ``first``'s and the screening's with
+        ``second``'s (``shared``: ``first``'s p-value Bonferroni's over the two tests whatever the screening found or
+        whether it ran, :mod:`.screening`'s notes); a corroboration's, said so; or the confirmation not run."""
+        spec, refuted, first, screened = CHECKS["program-confirm"], self.refuted, self.first, self.screened
+        if refuted is not None and first is None:
+            return [not_run(refuted, self.budget, self.needed)]
+        if refuted is not None and first is not None:  # one look, on the releases its exact law says refute
+            releases = first.looks[0].trials
+            found = _read(first, dataclasses.replace(self.budget, asked=releases))
+            return [corroborating(r, refuted[0], releases).check(spec) for r in found]
+        out = _read(first, self.budget)
+        if screened is not None and screened.worth:
+            out = screening.combined(out, _read(self.second, self.budget), screened)
+        else:
+            out = screening.halved(out) if self.shared else out
+            out = out if screened is None or screened.pair is None else screening.unscreened(out, screened)
+        return [r.check(spec) for r in out]
 
 
-def _read(run: Run, budget: Budget) -> list[Evidence]:
-    """Each piece of the black box's evidence as the program audit's: the confirmation named ``program-confirm``, the
-    pair and law it ran on, and what it would have needed."""
-    return [_one(e, run, budget) for e in run.evidence]
+def _read(run: Run | None, budget: Budget) -> list[Reading]:
+    """Each piece of the black box's evidence as the program audit reads it: the pair and law it ran on, and what it
+    would have needed (none where no run was made)."""
+    return [] if run is None else [_one(r, run, budget) for r in run.evidence]
 
 
-def _one(e: Evidence, run: Run, budget: Budget) -> Evidence:
-    """One piece of the black box's evidence as the program audit's (:func:`_read`)."""
-    confirm = e.spec.id in ("blackbox-attack", "program-confirm")
+def _one(r: Reading, run: Run, budget: Budget) -> Reading:
+    """One piece of the black box's evidence as the program audit reads it (:func:`_read`)."""
+    confirm, e = r.confirm, r.raw
     at = "as implemented (the releases' float structure read)" if run.law == "as-implemented" else "the real-valued law"
     notes = [
         f"Witness pair: D and {run.witness.neighbour.name}; confirmed at {at}.",
         budget.words(run.columns),
-        words(e.details.get("looks")) if confirm else "",
+        words(r.details.get("looks")) if confirm else "",
     ]
     details = {
         "witness": run.witness.neighbour.name,
@@ -166,7 +176,7 @@ def _one(e: Evidence, run: Run, budget: Budget) -> Evidence:
         details["releases_per_world"] = budget.trials
     if run.columns is not None:
         details["numbers_read"] = run.columns
-    refuted = e.verdict == "fail" or (e.pvalue is not None and e.pvalue <= budget.alpha)
+    refuted = e.verdict == "fail" or (r.pvalue is not None and r.pvalue <= budget.alpha)
     if confirm and not refuted and run.needs is not None:
         # left out where the test's own p-value is within α: the estimate is of an event test at the expected
         # counts, and a confirmation that refuted despite it must not read as one that did not
@@ -176,9 +186,8 @@ def _one(e: Evidence, run: Run, budget: Budget) -> Evidence:
     if confirm and run.small is not None and run.witness_needs is not None:
         notes.insert(0, _on_smaller(run.small, run.witness_needs))
         details.update(smaller_pair=run.small.details(), witness_releases_needed=run.witness_needs)
-    spec = CHECKS["program-confirm"] if confirm else e.spec
     note = " ".join(n for n in [*notes, e.note] if n).strip()
-    return dataclasses.replace(e, spec=spec, note=note, details={**e.details, **details})
+    return dataclasses.replace(r, note=note, details={**r.details, **details})
 
 
 def _out_of_reach(needed: float, what: str, budget: Budget) -> str:
@@ -198,12 +207,13 @@ def _on_smaller(small: Smaller, witness_needs: float) -> str:
     )
 
 
-def not_run(refuted: Evidence, budget: Budget, needed: float | None = None) -> Evidence:
-    """The confirmation where the exact check ``refuted`` already refutes the claim and no short corroboration can
-    refute too (:mod:`.confirmation_looks`): not run.  Its releases could only corroborate: an exact check's fail is
-    the run's verdict whatever a statistical check says (Holm's procedure decides only the statistical ones), so
-    skipping them changes no verdict and no exit code.  ``needed``: the releases per world an event test needs by the
-    exact law of the noise the witness pair's release carries (None: no exact law says)."""
+def not_run(refuted: tuple[str, str | None], budget: Budget, needed: float | None = None) -> Evidence:
+    """The confirmation where the exact check ``refuted`` (its name and witness) already refutes the claim and no
+    short corroboration can refute too (:mod:`.confirmation_looks`): not run.  Its releases could only corroborate:
+    an exact check's fail is the run's verdict whatever a statistical check says (Holm's procedure decides only the
+    statistical ones), so skipping them changes no verdict and no exit code.  ``needed``: the releases per world an
+    event test needs by the exact law of the noise the witness pair's release carries (None: no exact law says)."""
+    check, witness = refuted
     drawn = budget.trials
     if wide(budget.numbers):
         why = (
@@ -225,27 +235,27 @@ def not_run(refuted: Evidence, budget: Budget, needed: float | None = None) -> E
     return Evidence(
         CHECKS["program-confirm"],
         verdict="inconclusive",
-        note=f"Not run: {refuted.spec.id} refutes the claim exactly, so the black box is not needed -- its releases "
+        note=f"Not run: {check} refutes the claim exactly, so the black box is not needed -- its releases "
         f"could not change that verdict; {why}. The exact finding stands on its own.",
         details={
-            "witness": refuted.details.get("witness"),
-            "not_run": f"{refuted.spec.id} refutes the claim exactly",
+            "witness": witness,
+            "not_run": f"{check} refutes the claim exactly",
             "release_numbers": budget.numbers,
         },
     )
 
 
-def corroborating(e: Evidence, refuted: Evidence, releases: int) -> Evidence:
-    """The confirmation ``e`` of a claim the exact check ``refuted`` already refutes (:mod:`.confirmation_looks`): a
+def corroborating(r: Reading, refuted: str, releases: int) -> Reading:
+    """The confirmation ``r`` of a claim the exact check ``refuted`` already refutes (:mod:`.confirmation_looks`): a
     corroboration on ``releases`` fresh releases per world, said so; its p-value decides nothing the exact check has
     not."""
-    if e.spec.id != "program-confirm":
-        return e
+    if not r.confirm:
+        return r
     said = (
-        f"A corroboration only ({refuted.spec.id} refutes the claim exactly): one look of {releases:,} releases per "
+        f"A corroboration only ({refuted} refutes the claim exactly): one look of {releases:,} releases per "
         "world, the exact law's budget, not the --trials cap."
     )
-    return dataclasses.replace(e, note=f"{said} {e.note}", details={**e.details, "corroboration": releases})
+    return dataclasses.replace(r, note=f"{said} {r.note}").with_details(corroboration=releases)
 
 
 def wide(numbers: int) -> bool:

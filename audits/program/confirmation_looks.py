@@ -20,7 +20,7 @@ gain: a violation the exact law says is plain is refuted after a few thousand of
 **An exact refutation ends the run** (:func:`corroboration`).  Where an exact check fails (``program-structure`` or
 ``program-composition``: a lower composition of noise the release carries, not conditioned on draws it does not
 reveal -- those stay inconclusive, :mod:`.conditioning`, and go to the looks above; nor read from a record that does
-not reproduce, :func:`.decision._untrusted`), that fail is the run's verdict and exit code whatever the black box says:
+not reproduce, :func:`.decision._check`), that fail is the run's verdict and exit code whatever the black box says:
 Holm's procedure decides only the statistical checks, and an exact check keeps its own verdict
 (:func:`pdp_audit.verify.core.checks.finalize`).  So the confirmation can only corroborate the refutation on fresh
 releases, never decide it: it is run once, at level α, on the witness pair or the smaller pair that needs fewest
@@ -36,12 +36,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.verify.core.checks import Evidence
+from pdp_audit.verify.core.checks import CheckSpec, Evidence
 
 #: The first look's releases per world where no exact law sizes it (the docs' ``--trials 2000``: the planted bugs of
 #: the documented examples are refuted there).
@@ -96,6 +96,46 @@ def corroboration(cap: int, needs: float | None, seed: int) -> Look | None:
     return Look(min(size, cap), 1.0, seed)
 
 
+@dataclass(frozen=True)
+class Reading:
+    """One piece of the black box's evidence (``raw``) as the confirmation reads it before its check is built, once
+    (:meth:`check`): whether it is the event test's (``confirm``), its p-value at its look's ``share`` of α corrected
+    over the ``tests`` Bonferroni's joins (:mod:`.screening`; its event and interval read at the level × share / tests),
+    its ``note`` and ``details``."""
+
+    raw: Evidence
+    confirm: bool
+    pvalue: float | None
+    share: float = 1.0
+    tests: int = 1
+    note: str = ""
+    details: dict = field(default_factory=dict)
+
+    def noted(self, text: str) -> Reading:
+        return dataclasses.replace(self, note=" ".join((self.note, text)).strip())
+
+    def with_details(self, **details: Any) -> Reading:
+        return dataclasses.replace(self, details={**self.details, **details})
+
+    def check(self, spec: CheckSpec) -> Evidence:
+        """The check of this reading, built once: the event test's as ``spec`` (``program-confirm``), any other
+        piece as the black box named it."""
+        raw, share, tests = self.raw, self.share, self.tests
+
+        def at(read: Callable | None) -> Callable | None:
+            return read if read is None or (share == 1.0 and tests == 1) else lambda level: read(level / tests * share)
+
+        return dataclasses.replace(
+            raw,
+            spec=spec if self.confirm else raw.spec,
+            pvalue=self.pvalue,
+            failed=at(raw.failed),
+            interval=at(raw.interval),
+            note=self.note,
+            details=self.details,
+        )
+
+
 def first_seed(seed: int) -> int:
     """The first look's seed: another entropy than ``seed``'s, so that its streams
     (:func:`pdp_audit.verify.estimators.engine.block_rng`) are independent of the cap's look's."""
@@ -121,10 +161,11 @@ def decided(found: list[Evidence], look: Look, alpha: float) -> bool:
     return any(e.verdict == "fail" and e.pvalue is None for e in found)
 
 
-def run_looks(run_look: Callable[[Look], list[Evidence]], schedule: tuple[Look, ...], alpha: float) -> list[Evidence]:
+def run_looks(run_look: Callable[[Look], list[Evidence]], schedule: tuple[Look, ...], alpha: float) -> list[Reading]:
     """The looks of ``schedule`` in order (``run_look(look)``: the black box's evidence of one), until one is
-    :func:`decided` or the last has run: the evidence of the look of smallest p_k / s_k, its p-value that (at most 1),
-    its event and interval read at its share of the level, the looks planned and run in its details (module notes)."""
+    :func:`decided` or the last has run: the evidence of the look of smallest p_k / s_k read at its share, its p-value
+    that (at most 1), its event and interval at its share of the level, the looks planned and run in its details
+    (module notes)."""
     runs: list[tuple[Look, list[Evidence]]] = []
     for look in schedule:
         found = run_look(look)
@@ -134,7 +175,7 @@ def run_looks(run_look: Callable[[Look], list[Evidence]], schedule: tuple[Look, 
     return combined(runs, schedule)
 
 
-def combined(runs: list[tuple[Look, list[Evidence]]], schedule: tuple[Look, ...]) -> list[Evidence]:
+def combined(runs: list[tuple[Look, list[Evidence]]], schedule: tuple[Look, ...]) -> list[Reading]:
     """The looks' evidence as one confirmation (:func:`run_looks`): the chosen look's, its confirmation read at its
     share (a single look of share 1 as it is), the looks in its details."""
 
@@ -148,28 +189,14 @@ def combined(runs: list[tuple[Look, list[Evidence]]], schedule: tuple[Look, ...]
         confirm = _confirm_of(found)
         run.append({"releases_per_world": look.trials, "pvalue": None if confirm is None else confirm.pvalue})
     looked = {"planned": [{"releases_per_world": k.trials, "share_of_alpha": k.share} for k in schedule], "run": run}
-    return [_at_share(e, chosen_look, looked) if _is_confirm(e) else e for e in chosen]
-
-
-def _at_share(e: Evidence, look: Look, looked: dict) -> Evidence:
-    """``e`` (the chosen look's confirmation) read at its share of the level: p / s (at most 1), its event and
-    interval at the level times s."""
-    share = look.share
-    details = {**e.details, "looks": looked}
-    if share == 1.0:
-        return dataclasses.replace(e, details=details)
-    return dataclasses.replace(
-        e,
-        pvalue=None if e.pvalue is None else min(1.0, e.pvalue / share),
-        failed=None if e.failed is None else _scaled(e.failed, share),
-        interval=None if e.interval is None else _scaled(e.interval, share),
-        details=details,
-    )
-
-
-def _scaled(read: Callable, share: float) -> Callable:
-    """``read`` (an event or an interval at a level) at the level times ``share``."""
-    return lambda level: read(level * share)
+    out, share = [], chosen_look.share
+    for e in chosen:  # the confirmation read at its share: p / s (at most 1), its event and interval at s × the level
+        if not _is_confirm(e):
+            out.append(Reading(e, False, e.pvalue, details=dict(e.details)))
+            continue
+        pvalue = e.pvalue if e.pvalue is None or share == 1.0 else min(1.0, e.pvalue / share)
+        out.append(Reading(e, True, pvalue, share, details={**e.details, "looks": looked}))
+    return out
 
 
 def words(looked: dict | None) -> str:

@@ -14,16 +14,15 @@ compositions (:mod:`.accounting`) and the primitives audited in isolation (:mod:
   that cannot be shifted, the record reproduces, no primitive was audited in isolation, and (as implemented) no step
   is continuous float noise; inconclusive otherwise.
 
-The run's verdict and exit code follow from these and the black box's confirmations by Holm's procedure at the run's
-α (:func:`pdp_audit.verify.evidence.user_audits.decided`); the headline of page 1 reads that verdict
-(:func:`.pages.headline`).  No evidence is changed after this builds it.
+Beside them, the black box's confirmation (:class:`.confirmation.Confirmation`, made before, from :func:`certifies`
+and :func:`refutation`).  Each check is built once, here; the run's verdict and exit code follow from them by Holm's
+procedure at the run's α (:func:`pdp_audit.verify.evidence.user_audits.decided`), and page 1's headline reads it.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pdp_audit.audits.program.estimated import Estimated
 from pdp_audit.audits.program.findings import Conditioned, Rescaled, Unshifted, UpperAbove, rank
@@ -34,6 +33,9 @@ from pdp_audit.audits.program.results import Analysis, PairResult
 from pdp_audit.audits.program.sources import named
 from pdp_audit.reports.records import Verdict
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare
+
+if TYPE_CHECKING:
+    from pdp_audit.audits.program.confirmation import Confirmation
 
 SOURCE = "Cebere, Erb, Desfontaines, Bellet & Fitzsimons, PETS 2026 (grey-box auditing, record and replay)"
 CHECKS = declare(
@@ -93,11 +95,11 @@ def decide(
     law: str,
     isolated: list[Isolated],
     estimate: Estimated | None = None,
+    confirmation: Confirmation | None = None,
 ) -> list[Evidence]:
-    """The exact checks (module notes): ``program-record``, ``program-structure``, ``program-composition``;
-    ``estimate``: the primitives composed with the isolated ones' estimated losses (:mod:`.estimated`), said in the
-    composition's note and never deciding it."""
-    epsilon, delta = claim
+    """The run's checks, each built once (module notes): ``program-record``, ``program-structure``,
+    ``program-composition`` (``isolated``: the primitives audited alone; ``estimate``: their composition with the exact
+    steps, :mod:`.estimated`, said and deciding nothing) and the black box's ``confirmation`` where it ran."""
     worst = analysis.worst()
     details = {
         "witness": None if worst is None else worst.neighbour.name,
@@ -105,26 +107,50 @@ def decide(
         "pairs": _pair_rows(analysis),
         "not_covered": not_covered(analysis),
     }
-    composition = _composition(analysis, epsilon, delta, details, law)
+    # the composition: the pairs' compositions against the claim, the isolated primitives beside them
+    verdict, note, details, value = _composed(analysis, claim, details, law)
     if isolated:
-        composition = _with_isolated(composition, isolated, estimate, claim)
-    checks = [_record(analysis), _structure(analysis), composition]
-    return checks if analysis.reproducible else [_untrusted(check) for check in checks]
+        verdict, note, details = _beside_isolated((verdict, note, details), isolated, estimate, claim)
+    composition = _check(analysis, "program-composition", verdict, note, details, value)
+    return [_record(analysis), _structure(analysis), composition, *(confirmation.checks if confirmation else [])]
 
 
-def _untrusted(check: Evidence) -> Evidence:
-    """``check`` where the record on D does not reproduce (:mod:`.reproduction`): a refutation read from the replays
-    is not exact, and stays undecided.  Every reading compares a replay with the record as the data's doing or the
-    noise's; a program whose replay on D departs from its record is no function of the data and the recorded draws
-    (a state it keeps, randomness the audit does not see), and a difference between its replays on D and D′ may be
-    the state's (``10·k + x + Lap(1)`` on its k-th call is DP at every k, and its replays differ by 10 a call)."""
-    if check.verdict != "fail":
-        return check
-    why = (
-        "Not exact: the record on D does not reproduce (program-record), so no difference between replays is read "
-        "as the data's doing. "
-    )
-    return dataclasses.replace(check, verdict="inconclusive", note=why + check.note)
+def _check(analysis: Analysis, name: str, verdict: Verdict, note: str, details: dict, value: float | None = None):
+    """The exact check ``name``, built once: where the record on D does not reproduce (:mod:`.reproduction`), a
+    refutation read from the replays is not exact, and stays undecided.  Every reading compares a replay with the
+    record as the data's doing or the noise's; a program whose replay on D departs from its record is no function of
+    the data and the recorded draws (a state it keeps, randomness the audit does not see), and its replays on D and D′
+    may differ by the state (``10·k + x + Lap(1)`` on its k-th call is DP at every k; replays differ by 10 a call)."""
+    if verdict == "fail" and not analysis.reproducible:
+        why = (
+            "Not exact: the record on D does not reproduce (program-record), so no difference between replays is "
+            "read as the data's doing. "
+        )
+        verdict, note = "inconclusive", why + note
+    return Evidence(CHECKS[name], verdict=verdict, estimate=value, note=note, details=details)
+
+
+def certifies(analysis: Analysis, claim: tuple[float, float], law: str, isolated: list, tightest: bool) -> bool:
+    """Whether every exact check :func:`decide` builds passes (with ``tightest``: or the composition certifies the
+    tightest claim, :data:`TIGHTEST_PENDING`), read before any is built: the record reproduces, no pair has a
+    structural finding, the composition's parts pass (:func:`_composed`) and no primitive is audited alone.  Where so,
+    D's record is first replayed in a fresh process (:mod:`.fresh_process`); where not, the black box confirms."""
+    if not analysis.reproducible or any(p.structural for p in analysis.pairs):
+        return False
+    verdict, _, details, _ = _composed(analysis, claim, {}, law)
+    return (verdict == "pass" and not isolated) or (tightest and TIGHTEST_PENDING in details)
+
+
+def refutation(analysis: Analysis) -> tuple[str, str | None] | None:
+    """The first exact check :func:`decide` builds as a fail, and the witness it names (None: none fails): the
+    structure check's exact finding, else the composition's refutation -- neither where the record does not
+    reproduce (:func:`_check`)."""
+    worst, structural = analysis.worst(), [p for p in analysis.pairs if p.structural]
+    if not analysis.reproducible or worst is None:
+        return None
+    if any(f.exact for p in structural for f in p.structural):  # as :func:`_structure` reads them
+        return "program-structure", max(structural, key=lambda p: p.order).neighbour.name
+    return ("program-composition", worst.neighbour.name) if worst.refuted else None
 
 
 #: Why a record that does not reproduce keeps the claim undecided, by the unrecorded source its notes name first.
@@ -177,12 +203,8 @@ def _unrecorded(analysis: Analysis) -> list[str]:
 def _structure(analysis: Analysis) -> Evidence:
     with_findings = [p for p in analysis.pairs if p.structural]
     if not with_findings:
-        return Evidence(
-            CHECKS["program-structure"],
-            verdict="pass",
-            note=f"{len(analysis.pairs)} neighbour(s) replayed: same calls, differences only where noise carries them.",
-            details={"pairs_searched": len(analysis.pairs)},
-        )
+        note = f"{len(analysis.pairs)} neighbour(s) replayed: same calls, differences only where noise carries them."
+        return _check(analysis, "program-structure", "pass", note, {"pairs_searched": len(analysis.pairs)})
     first = max(with_findings, key=lambda p: p.order)
     exact = [(p, f) for p in analysis.pairs for f in p.structural if f.exact]
     verdict: Verdict = "fail" if exact else "inconclusive"
@@ -198,13 +220,14 @@ def _structure(analysis: Analysis) -> Evidence:
         )
     divergence = first.comparison.divergence
     hint = replace_one_hint(analysis.pairs, analysis.records)  # a hint, never a verdict (:mod:`.relation_hint`)
-    return Evidence(
-        CHECKS["program-structure"],
-        verdict=verdict,
-        note=f"{len(with_findings)} of {len(analysis.pairs)} neighbour(s) with findings; witness: "
+    return _check(
+        analysis,
+        "program-structure",
+        verdict,
+        f"{len(with_findings)} of {len(analysis.pairs)} neighbour(s) with findings; witness: "
         f"{first.neighbour.name}{drawn(analysis, first)}: {first.structural[0].line}.{why}"
         + ("" if hint is None else f" {hint}"),
-        details={
+        {
             **({} if hint is None else {"relation_hint": hint}),
             "witness": first.neighbour.name,
             "draw_set": first.drawn.index,
@@ -216,7 +239,14 @@ def _structure(analysis: Analysis) -> Evidence:
     )
 
 
-def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict, law: str) -> Evidence:
+#: The composition check's parts before it is built (:func:`_check`): its verdict, note, details and estimate.
+Parts = tuple[Verdict, str, dict, "float | None"]
+
+
+def _composed(analysis: Analysis, claim: tuple[float, float], details: dict, law: str) -> Parts:
+    """The composition check's parts, from the pairs' compositions against ``claim`` (module notes): the check
+    :func:`decide` builds, and what :func:`certifies` reads before any check is built."""
+    epsilon, delta = claim
     if any(p.refuted for p in analysis.pairs):
         return _refuted(analysis, epsilon, delta, details)
     # a pair whose release carries other draws on D′ than on D has steps no composition of the pair describes
@@ -240,18 +270,11 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
     elif tightest is not None:  # δ alone is exceeded: the claim the same composition certifies, said first
         summary = f"Certified at ({epsilon:g}, {tightest:.4g}), not at the claim ({epsilon:g}, {delta:g}): {summary}"
         details = {**details, "certified_at": [epsilon, tightest]}
-    return Evidence(
-        CHECKS["program-composition"],
-        verdict="inconclusive",
-        estimate=top.upper.high,
-        note=f"{summary}; " + "; ".join(reasons) + ".",
-        details=details,
-    )
+    return "inconclusive", f"{summary}; " + "; ".join(reasons) + ".", details, top.upper.high
 
 
-#: The composition's detail of a tightest claim (:func:`_tightest`) whose certificate waits for the fresh process
-#: (:func:`.fresh_process.replayed_elsewhere`), as a pass's does: the audit runs it, and the claim is said once it
-#: reproduces.
+#: The composition's detail of a tightest claim (:func:`_tightest`) whose certificate waits for the fresh process, as
+#: a pass's does (:func:`certifies`): the audit runs it, and the claim is said once it reproduces.
 TIGHTEST_PENDING = "certified_at_if_reproduced"
 
 
@@ -274,12 +297,11 @@ def _tightest(analysis: Analysis, top: PairResult, claim: tuple[float, float], l
     return high if claim[1] < high < 1.0 else None
 
 
-def _uncomposed(analysis: Analysis, details: dict) -> Evidence:
+def _uncomposed(analysis: Analysis, details: dict) -> Parts:
     """No pair could be composed: every replay diverged, or each pair's release carries other noise on D′."""
     diverged = all(p.upper is None for p in analysis.pairs)
     why = "every replay diverged" if diverged else "each carries other noise on D′ than on D, or diverged"
-    note = f"No pair could be composed ({why})."
-    return Evidence(CHECKS["program-composition"], verdict="inconclusive", note=note, details=details)
+    return "inconclusive", f"No pair could be composed ({why}).", details, None
 
 
 def _top(decided: list[PairResult]) -> PairResult:
@@ -290,54 +312,38 @@ def _top(decided: list[PairResult]) -> PairResult:
     )
 
 
-def _within(analysis: Analysis, top: PairResult, summary: str, details: dict, law: str) -> Evidence:
+def _within(analysis: Analysis, top: PairResult, summary: str, details: dict, law: str) -> Parts:
     """Every pair composed within the claim: a pass, but as implemented not where the release carries continuous
     float noise added to a value (porous steps), whose doubles can carry the value."""
     assert top.upper is not None
-    spec = CHECKS["program-composition"]
     composed = {"composed_epsilon": top.upper.pure, "composed_delta": top.upper.high}
     porous = sorted({s.what for p in analysis.pairs for s in p.steps if s.porous})
     if law == "as-implemented" and porous:
-        return Evidence(
-            spec,
-            verdict="inconclusive",
-            estimate=top.upper.high,
-            note=f"Not certified as implemented: {summary} holds for the real-valued laws, but the release carries "
+        note = (
+            f"Not certified as implemented: {summary} holds for the real-valued laws, but the release carries "
             f"continuous float noise added to a value ({', '.join(porous[:4])}), whose doubles can carry the value "
             "(Mironov, CCS 2012; Haney et al. 2022). Rerun with law ideal (--law ideal) to certify the real-valued "
-            "laws, or release integer or snapped noise.",
-            details={**details, **composed, "porous": porous},
+            "laws, or release integer or snapped noise."
         )
-    return Evidence(
-        spec,
-        verdict="pass",
-        estimate=top.upper.high,
-        note=f"Every pair of {len(analysis.pairs)} within the claim; {summary}.",
-        details={**details, **composed},
-    )
+        return "inconclusive", note, {**details, **composed, "porous": porous}, top.upper.high
+    note = f"Every pair of {len(analysis.pairs)} within the claim; {summary}."
+    return "pass", note, {**details, **composed}, top.upper.high
 
 
-def _refuted(analysis: Analysis, epsilon: float, delta: float, details: dict) -> Evidence:
+def _refuted(analysis: Analysis, epsilon: float, delta: float, details: dict) -> Parts:
     """The composition's failure on the witness every part of the report names (:meth:`.Analysis.worst`: among the
     pairs it refutes, a finite record before NaN or ±inf, then the largest lower bound on δ(ε)) -- each refutation is
     exact, so any one proves the claim false; the headline states this pair's bound beside this pair."""
     worst = analysis.worst()
     assert worst is not None and worst.refuted and worst.lower is not None
-    return Evidence(
-        CHECKS["program-composition"],
-        verdict="fail",
-        estimate=worst.lower.low,
-        note=f"Refuted by composition on {worst.neighbour.name}{drawn(analysis, worst)}: δ(ε = {epsilon:g}) ≥ "
+    note = (
+        f"Refuted by composition on {worst.neighbour.name}{drawn(analysis, worst)}: δ(ε = {epsilon:g}) ≥ "
         f"{worst.lower.low:.4g} > "
         f"δ = {delta:g} for the noise the release carries (pure ε of the steps {worst.lower.pure:.6g}; "
-        f"{worst.lower.how}); the steps: {'; '.join(s.what + ' ' + s.law for s in worst.carried[:6])}.",
-        details={
-            **details,
-            "witness": worst.neighbour.name,
-            "witness_found_by": found(worst)["found_by"],
-            "draw_set": worst.drawn.index,
-        },
+        f"{worst.lower.how}); the steps: {'; '.join(s.what + ' ' + s.law for s in worst.carried[:6])}."
     )
+    witness = {"witness": worst.neighbour.name, "witness_found_by": found(worst)["found_by"]}
+    return "fail", note, {**details, **witness, "draw_set": worst.drawn.index}, worst.lower.low
 
 
 def _open_reasons(
@@ -376,13 +382,15 @@ def _conditioned(pairs: list[PairResult]) -> list[str]:
     ]
 
 
-def _with_isolated(
-    composition: Evidence, audits: list[Isolated], estimate: Estimated | None, claim: tuple[float, float]
-) -> Evidence:
-    """The composition with its isolated primitives: a primitive refuted alone means the program is not certified
-    on it (named first in the note); one not refuted leaves its part of the program not certified (no exact law
-    composes it), so the composition does not pass either way.  The ``estimate`` of the primitives' composition with
-    the isolated ones' losses is said after them, as an estimate: it decides nothing (:mod:`.estimated`)."""
+def _beside_isolated(
+    parts: tuple[Verdict, str, dict], audits: list[Isolated], estimate: Estimated | None, claim: tuple[float, float]
+) -> tuple[Verdict, str, dict]:
+    """The composition's verdict, note and details (``parts``) with its isolated primitives: a primitive refuted
+    alone means the program is not certified on it (named first in the note); one not refuted leaves its part of the
+    program not certified (no exact law composes it), so the composition does not pass either way.  The ``estimate``
+    of the primitives' composition with the isolated ones' losses is said after them, as an estimate: it decides
+    nothing (:mod:`.estimated`)."""
+    verdict, note, details = parts
     refuted = [a for a in audits if a.refuted]
     named = ", ".join(a.named for a in (refuted or audits))
     lead = (
@@ -390,19 +398,11 @@ def _with_isolated(
         if refuted
         else f"Not certified: the part of {named} is not composed exactly (audited alone, not refuted)."
     )
-    note = composition.note[:1].upper() + composition.note[1:]  # a sentence of its own after the lead
-    return Evidence(
-        composition.spec,
-        verdict="fail" if composition.verdict == "fail" else "inconclusive",
-        estimate=composition.estimate,
-        note=f"{lead} {note} {line(audits)}" + ("" if estimate is None else f" {estimate.line(claim)}"),
-        details={
-            **composition.details,
-            "isolated": [a.row() for a in audits],
-            "not_certified": [a.named for a in audits],
-            **({} if estimate is None else {"estimated": estimate.row()}),
-        },
-    )
+    note = note[:1].upper() + note[1:]  # a sentence of its own after the lead
+    note = f"{lead} {note} {line(audits)}" + ("" if estimate is None else f" {estimate.line(claim)}")
+    rows = {"isolated": [a.row() for a in audits], "not_certified": [a.named for a in audits]}
+    estimated = {} if estimate is None else {"estimated": estimate.row()}
+    return "fail" if verdict == "fail" else "inconclusive", note, {**details, **rows, **estimated}
 
 
 def not_covered(analysis: Analysis) -> list[str]:

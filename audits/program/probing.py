@@ -16,6 +16,7 @@ release's magnitude is below 2⁵²·w_j: an additive release then responds by e
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any, Callable, Sequence
 
@@ -25,7 +26,7 @@ from pdp_audit.audits.program import landing, lattice_noise, reproduction
 from pdp_audit.audits.program.events import Event, LibraryCall, Located
 from pdp_audit.audits.program.recorder import Divergence
 from pdp_audit.audits.program.replay_bounds import response_bound
-from pdp_audit.audits.program.trace import Element, Probe, ProgramFault, Run, Session, Span, replay
+from pdp_audit.audits.program.trace import Element, Probe, ProgramFault, Run, Session, Span, replay, spans
 from pdp_audit.verify.inputs import release_codec
 
 #: Size of the probe's shifts, as a share of each noise element's scale (rounded down to a power of two).
@@ -109,57 +110,53 @@ def _affine_across(replayed: landing.Replayer, found: Probe, recorded: Run, inte
 def _probed(program: Callable | Session, data: Any, recorded: Run, seed: int, held: frozenset[int]) -> Probe:
     """:func:`probe`, the calls ``held`` not shifted."""
     again = reproduction.reproduced(lambda: replay(program, data, recorded.calls), recorded)
-    reproducible = again.same
     elements, others = additive_elements(recorded.calls, held)
-    m = recorded.numbers.size
-    carrier, coefficient = np.full(m, -1), np.zeros(m)
-    n = len(elements)
+    m, n = recorded.numbers.size, len(elements)
     step = _powers_of_two([PROBE_STEP * (e.scale if e.scale > 0 and math.isfinite(e.scale) else 1.0) for e in elements])
     step = _on_lattices(step, elements, recorded.calls)
-    probe = Probe(elements, carrier, coefficient, step, reproducible, others, departed=again.how)
+    bare = Probe(elements, np.full(m, -1), np.zeros(m), step, again.same, others, departed=again.how)
     if n == 0 or m == 0:
-        return probe
+        return bare
+    bare = dataclasses.replace(bare, spans=spans(elements))
     ranks = np.random.default_rng(seed).permutation(n)
-    responses, moved_releases = [], []
     naming = step * (1 + ranks / n)
     lattice = np.array([bool(recorded.calls[e.call].lattice) for e in elements], dtype=bool)
     if lattice.any():  # n + rank exactly: n·(1 + rank/n) rounds off the integers where n is no power of two
         naming = np.where(lattice, step + ranks, naming)
+    moved_releases = []
     for shifts in (step, naming, -step):
         try:
-            moved = replay(program, data, recorded.calls, probe.perturbation(shifts))
+            moved = replay(program, data, recorded.calls, bare.perturbation(shifts))
         except (Divergence, ProgramFault):  # the path moved with the noise (a stopping time, an index out of its
             # range: D's own draws run): nothing is read as affine here
-            carrier[:] = -2
-            return probe
+            return dataclasses.replace(bare, carrier=np.full(m, -2))
         if moved.structure != recorded.structure:  # a threshold crossed: nothing is read as affine here
-            carrier[:] = -2
-            return probe
-        with np.errstate(all="ignore"):
-            responses.append(moved.numbers - recorded.numbers)
+            return dataclasses.replace(bare, carrier=np.full(m, -2))
         moved_releases.append(moved.numbers)
-    by_w, by_v, by_minus = responses
-    probe.grouped()
-    probe.noise = noise_sizes(recorded.calls, probe.spans, n)
-    probe.size = sized(probe.noise, location_sizes(recorded.calls, probe.spans, n), step)
+    with np.errstate(all="ignore"):
+        by_w, by_v, by_minus = np.subtract(moved_releases, recorded.numbers)
+    noise = noise_sizes(recorded.calls, bare.spans, n)
+    size = sized(noise, location_sizes(recorded.calls, bare.spans, n), step)
     # free of this noise at the recorded draws: its replays are the recorded bits (a zero whose sign the noise flips
     # moves by 0 and is not free)
     moved_bits = [release_codec.differ(moved, recorded.numbers) for moved in moved_releases]
     unmoved = ~(moved_bits[0] | moved_bits[1] | moved_bits[2])
     at_w, at_minus = moved_releases[0], moved_releases[2]
-    _read_affine(probe, (by_w, by_v, by_minus), (at_w, at_minus, recorded.numbers), unmoved, ranks)
-    weight = weights(probe, probe.size)
-    probe.minus, probe.plus = by_minus, by_w
-    probe.bound_minus = response_bound(moved_releases[2], recorded.numbers, by_minus, weight)
-    probe.bound_plus = response_bound(moved_releases[0], recorded.numbers, by_w, weight)
-    probe.naming = naming
-    _coarse(program, data, recorded, probe)
-    probe.common_moved = lattice_noise.common_moves(replayer(program, data, recorded, probe), probe, recorded)
+    carrier, coefficient = _read_affine(bare, size, (by_w, by_v, by_minus), (at_w, at_minus, recorded.numbers),
+                                        unmoved, ranks)  # fmt: skip
+    weight = np.where(carrier >= 0, np.abs(coefficient) * size[np.maximum(carrier, 0)], 0.0)  # as :func:`weights`
+    bound_minus = response_bound(moved_releases[2], recorded.numbers, by_minus, weight)
+    bound_plus = response_bound(moved_releases[0], recorded.numbers, by_w, weight)
+    carrier = _coarse(program, data, recorded, bare, carrier)
+    common_moved = lattice_noise.common_moves(replayer(program, data, recorded, bare), bare, recorded)
+    landings = []
     if (carrier == -2).any():  # a landing is read among those coordinates only
-        drawn = draws(recorded.calls, probe.spans, n).tolist()
+        drawn = draws(recorded.calls, bare.spans, n).tolist()
         noises = [landing.Noise(e.law, e.scale, d) for e, d in zip(elements, drawn)]
-        probe.landings = landing.found(replayer(program, data, recorded, probe), recorded.numbers, carrier, noises)
-    return probe
+        landings = landing.found(replayer(program, data, recorded, bare), recorded.numbers, carrier, noises)
+    readings = dict(minus=by_minus, plus=by_w, bound_minus=bound_minus, bound_plus=bound_plus, naming=naming)
+    return dataclasses.replace(bare, carrier=carrier, coefficient=coefficient, size=size, noise=noise,
+                               common_moved=common_moved, landings=landings, **readings)  # fmt: skip
 
 
 def _on_lattices(step: np.ndarray, elements: list[Element], calls: Sequence[Event]) -> np.ndarray:
@@ -173,17 +170,18 @@ def _on_lattices(step: np.ndarray, elements: list[Element], calls: Sequence[Even
 
 
 def _read_affine(
-    probe: Probe, responses: tuple[np.ndarray, ...], releases: tuple[np.ndarray, ...], unmoved: np.ndarray, ranks: Any
-) -> None:
-    """Each coordinate the probe moved read as carrying one element affinely, or not (module notes), into
-    ``probe.carrier`` and ``probe.coefficient``: ``responses`` to w, v and −w, ``releases`` the replays at w and −w
-    and the recorded one; ``ranks`` the permutation that sets v.  The ratio ΔR_i(v)/ΔR_i(w) names the element of
-    rank round((ratio − 1)·N) (within 1e-3/N + :data:`PROBE_TOLERANCE` of it), whose coefficient is ΔR_i(w)/w_j;
-    −w must undo w to :data:`PROBE_TOLERANCE` plus the two responses' proven rounding bounds.  Every coordinate at
-    once, in numpy (each operation the same float operation as for one coordinate alone)."""
+    bare: Probe, size: np.ndarray, responses: tuple, releases: tuple, unmoved: np.ndarray, ranks: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each coordinate the probe moved read as carrying one element affinely, or not (module notes): the carrier and
+    coefficient of each; ``bare``: the probe's elements and steps, ``size`` the elements' magnitudes
+    (:func:`sized`), ``responses`` to w, v and −w, ``releases`` the replays at w and −w and the recorded one;
+    ``ranks`` the permutation that sets v.  The ratio ΔR_i(v)/ΔR_i(w) names the element of rank round((ratio − 1)·N)
+    (within 1e-3/N + :data:`PROBE_TOLERANCE` of it), whose coefficient is ΔR_i(w)/w_j; −w must undo w to
+    :data:`PROBE_TOLERANCE` plus the two responses' proven rounding bounds.  Every coordinate at once, in numpy (each
+    operation the same float operation as for one coordinate alone)."""
     by_w, by_v, by_minus = responses
     at_w, at_minus, numbers = releases
-    n = len(probe.elements)
+    n = len(bare.elements)
     tolerance = naming_tolerance(n)
     moved = ~unmoved
     readable = moved & np.isfinite(by_w) & np.isfinite(by_v) & (by_w != 0)
@@ -196,16 +194,15 @@ def _read_affine(
     inverse[ranks] = np.arange(n)
     j = np.where(named, inverse[rank], 0)
     with np.errstate(all="ignore"):
-        a = np.where(named, by_w / probe.step[j], 0.0)
+        a = np.where(named, by_w / bare.step[j], 0.0)
         affine = named & (np.abs(ratio - (1 + rank / n)) < tolerance)
         # −w undoes w to the two responses' proven rounding bounds (a mean's division at a large offset rounds)
-        weight = np.abs(a) * probe.size[j]
+        weight = np.abs(a) * size[j]
         rounding = response_bound(at_minus, numbers, by_minus, weight)
         rounding += response_bound(at_w, numbers, by_w, weight)
         affine &= np.abs(by_minus + by_w) <= PROBE_TOLERANCE * np.abs(by_w) + rounding
-    probe.carrier[moved] = -2
-    probe.carrier[affine] = j[affine]
-    probe.coefficient[affine] = a[affine]
+    carrier = np.where(affine, j, np.where(moved, -2, -1))
+    return carrier, np.where(affine, a, 0.0)
 
 
 def naming_tolerance(n: int) -> float:
@@ -231,10 +228,7 @@ def draws(calls: Sequence[Event], grouped: tuple[Span, ...], count: int) -> np.n
 
 def noise_sizes(calls: Sequence[Event], grouped: tuple[Span, ...], count: int) -> np.ndarray:
     """Per element, |noise| in ``calls``."""
-    out = np.zeros(count)
-    for call, start, stop, indices in grouped:
-        out[start:stop] = np.abs(np.atleast_1d(np.asarray(calls[call].noise, dtype=float)).ravel())[indices]
-    return out
+    return np.abs(draws(calls, grouped, count))
 
 
 def location_sizes(calls: Sequence[Event], grouped: tuple[Span, ...], count: int) -> np.ndarray:
@@ -305,20 +299,20 @@ def replayer(program: Callable | Session, data: Any, recorded: Run, found: Probe
 COARSE_STEP = 1.0
 
 
-def _coarse(program: Callable | Session, data: Any, recorded: Run, found: Probe) -> None:
-    """Where some noise element reaches no coordinate affinely, the recorded noise shifted once by a whole scale
-    (:data:`COARSE_STEP`): a coordinate the small shifts left unmoved that moves now carries the noise, but not
-    additively (``round(x + η)``, a threshold): marked noisy and not affine (−2), not free of noise."""
-    carried = set(found.carrier[found.carrier >= 0].tolist())
-    free = found.carrier == -1
-    if len(carried) == len(found.elements) or not free.any():
-        return
-    shifts = found.step * (COARSE_STEP / PROBE_STEP)
+def _coarse(program: Callable | Session, data: Any, recorded: Run, bare: Probe, carrier: np.ndarray) -> np.ndarray:
+    """``carrier`` where some noise element reaches no coordinate affinely, with the recorded noise shifted once by a
+    whole scale (:data:`COARSE_STEP`): a coordinate the small shifts left unmoved that moves now carries the noise,
+    but not additively (``round(x + η)``, a threshold): marked noisy and not affine (−2), not free of noise."""
+    carried = set(carrier[carrier >= 0].tolist())
+    free = carrier == -1
+    if len(carried) == len(bare.elements) or not free.any():
+        return carrier
+    shifts = bare.step * (COARSE_STEP / PROBE_STEP)
     try:
-        moved = replay(program, data, recorded.calls, found.perturbation(shifts))
+        moved = replay(program, data, recorded.calls, bare.perturbation(shifts))
     except (Divergence, ProgramFault):
-        return
+        return carrier
     if moved.structure != recorded.structure or moved.numbers.size != recorded.numbers.size:
-        return
+        return carrier
     # any change is the noise's: a coordinate free of it replays to the recorded bits
-    found.carrier[free & release_codec.differ(moved.numbers, recorded.numbers)] = -2
+    return np.where(free & release_codec.differ(moved.numbers, recorded.numbers), -2, carrier)

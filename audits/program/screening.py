@@ -57,9 +57,9 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from pdp_audit.audits.program import trace
+from pdp_audit.audits.program.confirmation_looks import Reading
 from pdp_audit.audits.program.results import PairResult
 from pdp_audit.audits.program.sources import sources_drawn
-from pdp_audit.verify.core.checks import Evidence
 from pdp_audit.verify.core.float_rules import user_modules
 from pdp_audit.verify.estimators.engine import one_blas_thread
 from pdp_audit.verify.inputs import release_codec
@@ -229,26 +229,21 @@ def screen(
     return best
 
 
-def combined(evidence: list[Evidence], second: list[Evidence], found: Screened) -> list[Evidence]:
-    """``evidence`` with the confirmation on the screened pair (``second``) joined to the structural witness's
-    (``program-confirm`` in ``evidence``, where one ran) as one check: the evidence of the smaller p-value, its p-value
+def combined(evidence: list[Reading], second: list[Reading], found: Screened) -> list[Reading]:
+    """``evidence`` with the confirmation on the screened pair (``second``) joined to the structural witness's (the
+    event test's reading in ``evidence``, where one ran) as one test: the reading of the smaller p-value, its p-value
     Bonferroni's over the k confirmations run, min(1, k·min p) (module notes), its event and interval read at the
     level over k; the screening named in its note and details."""
-    first = next((e for e in evidence if e.spec.id == "program-confirm"), None)
-    rest = [e for e in second if e.spec.id != "program-confirm"]
-    screened = next((e for e in second if e.spec.id == "program-confirm"), None)
+    first = next((e for e in evidence if e.confirm), None)
+    rest = [e for e in second if not e.confirm]
+    screened = next((e for e in second if e.confirm), None)
     if screened is None:  # the screened pair's run gave no test: the witness's alone, read at its share
         return halved(evidence) + rest
     tests = 1 if first is None else 2
     chosen = screened if first is None or _p(screened) <= _p(first) else first
     low = min(_p(screened), 1.0 if first is None else _p(first))
     words = found.words()
-    out = dataclasses.replace(
-        chosen,
-        pvalue=min(1.0, tests * low),
-        failed=None if chosen.failed is None else _at(chosen.failed, tests),
-        interval=None if chosen.interval is None else _at(chosen.interval, tests),
-    )
+    out = dataclasses.replace(chosen, pvalue=min(1.0, tests * low), tests=tests)
     if tests == 2:
         on = "the screened pair" if chosen is screened else "the structural witness"
         out = out.noted(
@@ -264,19 +259,14 @@ def combined(evidence: list[Evidence], second: list[Evidence], found: Screened) 
     return [out if e is first else e for e in evidence] + ([] if first is not None else [out]) + rest
 
 
-def halved(evidence: list[Evidence]) -> list[Evidence]:
-    """``evidence`` with the structural witness's confirmation (``program-confirm``) as Bonferroni's over two tests
-    where it was read at α/2 and no screened pair was confirmed beside it (module notes: the screening's test
+def halved(evidence: list[Reading]) -> list[Reading]:
+    """``evidence`` with the structural witness's confirmation (the event test's reading) as Bonferroni's over two
+    tests where it was read at α/2 and no screened pair was confirmed beside it (module notes: the screening's test
     counts as p = 1): its p-value min(1, 2p), its event and interval read at half the level."""
     out = []
     for e in evidence:
-        if e.spec.id == "program-confirm" and e.pvalue is not None:
-            e = dataclasses.replace(
-                e,
-                pvalue=min(1.0, 2 * float(e.pvalue)),
-                failed=None if e.failed is None else _at(e.failed, 2),
-                interval=None if e.interval is None else _at(e.interval, 2),
-            ).noted(
+        if e.confirm and e.pvalue is not None:
+            e = dataclasses.replace(e, pvalue=min(1.0, 2 * float(e.pvalue)), tests=2).noted(
                 f"Read at α/2 (p = {float(e.pvalue):.3g}, reported × 2): a statistical screening of the other "
                 "neighbouring pairs could follow, and Bonferroni's correction over the two tests keeps the level "
                 "whatever the screening finds."
@@ -293,23 +283,17 @@ def screened_on(details: Mapping[str, Any], name: str | None = None) -> bool:
     return found and (name is None or details.get("witness") == name)
 
 
-def unscreened(evidence: list[Evidence], found: Screened) -> list[Evidence]:
+def unscreened(evidence: list[Reading], found: Screened) -> list[Reading]:
     """``evidence`` with a screening that found no pair worth a confirmation named on the confirmation's note."""
     text = (
         f"Screened {found.pairs} further neighbouring pairs ({found.releases:,} releases per world): no event's "
         f"frequencies differ beyond e^ε (smallest screening p = {found.pvalue:.2g} > {LEVEL:g}); none confirmed."
     )
-    return [e.noted(text).with_details(screened=found.details()) if e.spec.id == "program-confirm" else e
-            for e in evidence]  # fmt: skip
+    return [e.noted(text).with_details(screened=found.details()) if e.confirm else e for e in evidence]
 
 
-def _p(evidence: Evidence | None) -> float:
-    return 1.0 if evidence is None or evidence.pvalue is None else float(evidence.pvalue)
-
-
-def _at(read: Callable[[float], Any], tests: int) -> Callable[[float], Any]:
-    """``read`` (an event or interval at a level) at the level over ``tests``: each test's share of Bonferroni's."""
-    return lambda level: read(level / tests)
+def _p(reading: Reading | None) -> float:
+    return 1.0 if reading is None or reading.pvalue is None else float(reading.pvalue)
 
 
 def _by_structure(

@@ -30,6 +30,7 @@ of every noisy count): the neighbour's reading of it is then inconsistent or its
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import sys
 from dataclasses import dataclass, field
@@ -229,12 +230,12 @@ class Element:
     partner: int = -1
 
 
-@dataclass
+@dataclass(frozen=True)
 class Probe:
-    """What carries the noise at the recorded draws (:mod:`.probing`): per release coordinate, the element it carries
-    (``carrier``: −1 none, −2 noisy but not affine) and its coefficient; ``elements`` the additive noise elements;
-    ``step`` the shift w of each (a power of two; a whole number on an integer lattice); ``reproducible``: the record
-    replays to the same release on D.
+    """What carries the noise at the recorded draws, built once by :func:`.probing.probe`: per release coordinate, the
+    element it carries (``carrier``: −1 none, −2 noisy but not affine) and its coefficient; ``elements`` the additive
+    noise elements; ``step`` the shift w of each (a power of two; a whole number on an integer lattice);
+    ``reproducible``: the record replays to the same release on D.
     ``minus`` and ``plus``: each coordinate's response on D to −w and to +w, as computed (every neighbour's response
     is read against them, :func:`.comparison.classified`), and ``bound_minus``, ``bound_plus`` their rounding bounds
     (:func:`.replay_bounds.response_bound`); ``size``: per element, |location| + |noise| + w on D (the magnitudes
@@ -265,29 +266,28 @@ class Probe:
     #: and the elements grouped by call (:func:`spans`)
     noise: np.ndarray = field(default_factory=lambda: np.zeros(0))
     spans: tuple[Span, ...] = ()
-    _backwards: dict[int, np.ndarray] | None = field(default=None, repr=False, compare=False)
-    _named: dict[int, np.ndarray] | None = field(default=None, repr=False, compare=False)
-    _carried: Carried | None = field(default=None, repr=False, compare=False)
-    _columns: Columns | None = field(default=None, repr=False, compare=False)
 
     def backwards(self) -> dict[int, np.ndarray]:
         """:meth:`perturbation` by −``step`` (every neighbour's check of the coefficients), made once."""
-        if self._backwards is None:
-            self._backwards = self.perturbation(-self.step)
         return self._backwards
 
     def named(self) -> dict[int, np.ndarray]:
         """:meth:`perturbation` by the naming shift v (:attr:`naming`), made once."""
-        if self._named is None:
-            self._named = self.perturbation(self.naming)
         return self._named
 
     def carried(self) -> Carried:
-        """The :class:`Carried` coordinates, made once (read after the probe is complete: every neighbour reads
-        the same)."""
-        if self._carried is None:
-            self._carried = Carried.of(self)
+        """The :class:`Carried` coordinates, made once (every neighbour reads the same)."""
         return self._carried
+
+    def columns(self) -> Columns:
+        """The elements' fields as arrays (:class:`Columns`), made once."""
+        return self._columns
+
+    # made on first use (a probe no neighbour reads needs none), each a function of the fields above
+    _backwards = functools.cached_property(lambda self: self.perturbation(-self.step))
+    _named = functools.cached_property(lambda self: self.perturbation(self.naming))
+    _carried = functools.cached_property(lambda self: Carried.of(self))
+    _columns = functools.cached_property(lambda self: Columns.of(self.elements))
 
     def perturbation(self, shifts: np.ndarray) -> dict[int, np.ndarray]:
         """Per call index, the array added to its recorded noise (each call's elements at their flat indices, 0
@@ -304,17 +304,9 @@ class Probe:
                 result[partner][indices] += result[call][indices]
         return result
 
-    def columns(self) -> Columns:
-        """The elements' fields as arrays (:class:`Columns`), made once."""
-        if self._columns is None:
-            self._columns = Columns.of(self.elements)
-        return self._columns
-
     def grouped(self) -> tuple[Span, ...]:
-        """The elements grouped by call (:func:`spans`), made once."""
-        if not self.spans and self.elements:
-            self.spans = spans(self.elements)
-        return self.spans
+        """The elements grouped by call (:attr:`spans`, or :func:`spans` where the probe was made without them)."""
+        return self.spans or spans(self.elements)
 
 
 @dataclass(frozen=True)
