@@ -170,3 +170,20 @@ def test_a_replayed_coordinate_whose_argument_did_not_move_is_the_recorded_outpu
         with libraries_wrapped(replay):
             replayed = measurement(on_d_prime)
         assert replayed[1] == recorded[1] and replayed[0] == pytest.approx(recorded[0] + 0.2, abs=1e-9)
+
+
+def test_the_record_says_a_run_of_opendp_is_not_reproducible_run_to_run():
+    """OpenDP's samplers draw from the operating system's generator, which no seed reaches: two runs at one seed
+    record other draws, so the record says its witness and numbers are that run's; a program of numpy's noise alone
+    does not say so."""
+    from pdp_audit.audits.program.decision import decide
+
+    found = analysis.analyse(_laplace_sum(1.0, 1.0), VALUES, "replace-one", (0.0, 1.0), (1.0, 0.0), seed=0, draw_sets=1)
+    (record,) = [c for c in decide(found, (1.0, 0.0), "ideal", []) if c.id == "program-record"]
+    assert "Not reproducible run to run: OpenDP draws from a source no seed reaches" in record.note, record.note
+
+    def numpy_sum(data, rng):
+        return float(np.clip(np.nan_to_num(data), 0.0, 1.0).sum()) + rng.laplace(0.0, 1.0)
+
+    plain = analysis.analyse(numpy_sum, VALUES, "replace-one", (0.0, 1.0), (1.0, 0.0), seed=0, draw_sets=1)
+    assert not any("Not reproducible" in c.note for c in decide(plain, (1.0, 0.0), "ideal", []))

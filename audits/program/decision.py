@@ -25,6 +25,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from pdp_audit.audits.program.estimated import Estimated
+from pdp_audit.audits.program.events import LibraryCall
 from pdp_audit.audits.program.findings import Conditioned, Rescaled, Unshifted, UpperAbove, rank
 from pdp_audit.audits.program.isolated import Isolated, line
 from pdp_audit.audits.program.recorder import ELSEWHERE, NOT_RECORDED, REPEATED, UNREPLAYABLE
@@ -161,10 +162,29 @@ UNREPRODUCED = (
 )
 
 
+#: The libraries whose noise no seed reaches (OpenDP's samplers draw from the operating system's generator, PyDP's
+#: from its own): a run of a program that calls them records other draws each time, so its numbers are that run's.
+UNSEEDED = {"opendp": "OpenDP", "pydp": "PyDP"}
+
+
+def _unseeded(analysis: Analysis) -> str:
+    """The record's sentence on the libraries whose draws no seed reaches ("" where none is called)."""
+    calls = [c for d in analysis.draw_sets for c in d.recorded.calls if isinstance(c, LibraryCall)]
+    names = sorted({UNSEEDED[c.library] for c in calls if c.library in UNSEEDED})
+    if not names:
+        return ""
+    verb = "draws" if len(names) == 1 else "draw"
+    return (
+        f" Not reproducible run to run: {' and '.join(names)} {verb} from a source no seed reaches, so another run"
+        " records other draws (its witness and numbers may differ; each run's verdict is sound on its own)."
+    )
+
+
 def _record(analysis: Analysis) -> Evidence:
     unrecorded = _unrecorded(analysis)
     details: dict[str, Any] = {"trace": _trace(analysis, None), "unrecorded": unrecorded}
     seen = f" Randomness not recorded: {'; '.join(unrecorded)}." if unrecorded else ""
+    seen += _unseeded(analysis)
     if not analysis.reproducible:
         why = next((w for source, w in UNREPRODUCED if any(source in line for line in unrecorded)), None)
         departed = next((d.probe.departed for d in analysis.draw_sets if d.probe.departed), analysis.probe.departed)
