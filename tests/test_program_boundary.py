@@ -220,7 +220,9 @@ def test_a_copy_the_program_forked_may_not_fork_again(tmp_path, monkeypatch):
     # processes earlier tests on this worker left running (a joblib or multiprocessing helper) are not the audit's
     before = {(p.pid, p.create_time()) for p in psutil.Process().children(recursive=True)}
     args = ["program", "bomb:forks_each_call", "--data", "people.csv", "--claim-epsilon", "1", "--claim-delta", "0"]
-    assert cli.main([*args, "--bounds", "0,1", "--law", "ideal", "--trials", "200", "--report", "none"]) in (0, 3)
+    assert cli.main(
+        [*args, "--bounds", "0,1", "--law", "ideal", "--trials", "200", "--draw-sets", "1", "--report", "none"]
+    ) in (0, 3)
     lines = (tmp_path / "calls.txt").read_text(encoding="utf-8").split()
     # each call's first process and the copy of its last fork (which forks no more) end; the other copies are refused
     assert lines.count("end") == 2 * lines.count("start"), lines.count("end")
