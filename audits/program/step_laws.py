@@ -52,7 +52,7 @@ class Step:
         """The step's loss in one number: its μ, or its pure ε (0: nothing moved; ∞: noise of scale 0 moved)."""
         return self.pure_epsilon()
 
-    @property
+    @functools.cached_property  # read on every composition of a step a draw set's pairs share
     def trivial(self) -> bool:
         """Whether the step's loss, as read, is nothing (D and D′ give the same law, to the reading's rounding: a
         step read as 0 whose :attr:`within` is wider still counts in the exact test of a pure composition)."""
@@ -253,7 +253,7 @@ class Declared(Step):
     def size(self) -> float:
         return self.epsilon
 
-    @property
+    @functools.cached_property
     def trivial(self) -> bool:
         return self.epsilon == 0 and self.delta == 0
 
