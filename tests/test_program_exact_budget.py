@@ -153,3 +153,49 @@ def test_a_small_releases_shift_bounds_in_floats_are_numpys_to_the_bit():
     floats = np.asarray(floats)
     same = (floats.view(np.uint64) == arrays.view(np.uint64)) | (np.isnan(floats) & np.isnan(arrays))
     assert same.all(), np.flatnonzero(~same)[:5]
+
+
+CDF_BINS = 64
+
+
+def noisy_cdf(data, rng):
+    """A CDF of :data:`CDF_BINS` coordinates, each with Laplace noise of scale CDF_BINS: a record moves every
+    coordinate at or above its value by 1 (ε = 1, exactly at the pair that adds a record at the domain's low end)."""
+    counts = np.bincount(np.clip(np.asarray(data, dtype=np.int64), 0, CDF_BINS - 1), minlength=CDF_BINS)
+    return np.cumsum(counts).astype(float) + rng.laplace(0.0, float(CDF_BINS), size=CDF_BINS)
+
+
+def test_a_draw_sets_pairs_share_the_steps_of_elements_read_alike():
+    """Issue 86 (a verdict in seconds): a CDF's pairs each move most of its coordinates by 1, so every element's step
+    (its law, μ and proven interval) is made once a draw set for each reading and shared by the pairs that read the
+    element alike (:func:`.pair_steps.shifted_step`) -- a 10⁵-coordinate CDF made 3.7·10⁶ steps, one a pair and
+    element, now ~2·10⁵ -- and the verdict is the same: certified at ε = 1, the pure sum exactly 1.
+
+    Seen failing: before, each pair made its own step of every element (as many objects as pairs' steps)."""
+    from pdp_audit.audits.program import analysis
+
+    data = np.random.default_rng(0).integers(0, CDF_BINS, 40).astype(float)
+    found = analysis.analyse(noisy_cdf, data, "add-remove", (0, CDF_BINS - 1), (1.0, 0.0), 0, draw_sets=1)
+    steps = [(p.drawn.index, s) for p in found.pairs for s in p.carried]  # each an element's
+    values = {(index, s.what, s.mu, s.within) for index, s in steps}
+    assert len(steps) > 2 * len(values)  # many pairs read an element alike
+    assert len({id(s) for _, s in steps}) == len(values)  # one step each: those read alike are the same object
+    assert max(p.upper.pure for p in found.pairs if p.upper is not None) == 1.0
+    assert all(p.upper is not None and p.upper.high == 0 for p in found.pairs)
+
+
+def test_a_readings_differences_are_exact_in_rationals():
+    """The exact reading's x′ − x (:func:`.exact_shifts._exact_differences`) is Fraction(x′) − Fraction(x) to the
+    last bit: the float difference where the two-sum shows it exact, else in rationals -- on doubles of every
+    magnitude, differences of 1 on large values (a CDF's), and pairs whose difference needs more than 53 bits or
+    overflows a double.  Seen failing: a float difference taken as exact where it rounds would differ here."""
+    rng = np.random.default_rng(7)
+    wide = rng.standard_normal(4000) * 10.0 ** rng.integers(-300, 300, 4000)
+    near = rng.standard_normal(4000) * 1e5
+    a = np.concatenate((wide, near, near, [1e308, 5e-324, 1.0, 2.0**60 + 2**8]))
+    b = np.concatenate(
+        (rng.permutation(wide), near + rng.integers(-3, 4, 4000), near * (1 + 1e-3), [-1e308, 0.0, 2.0**-60, 1.0])
+    )
+    got = exact_shifts._exact_differences(a, b)
+    assert got == [Fraction(x) - Fraction(y) for x, y in zip(a.tolist(), b.tolist())]
+    assert any(Fraction(float(d)) != d for d in got[:4000])  # some not a double: read in rationals

@@ -207,15 +207,15 @@ def _pure_sums(steps: list[Step]) -> tuple[Fraction, Fraction | None, Fraction] 
                 return None
             ratio *= r
             continue
-        interval = s.rational()
-        if interval is None:
+        ends = s.integer_ends  # made once a step: a draw set's pairs share their steps
+        if ends is None:
             return None
-        low_end, high_end = interval
-        lows[low_end.denominator] = lows.get(low_end.denominator, 0) + low_end.numerator
-        if high_end is None:
+        low_num, low_den, high_num, high_den = ends
+        lows[low_den] = lows.get(low_den, 0) + low_num
+        if high_num is None:
             bounded = False
         else:
-            highs[high_end.denominator] = highs.get(high_end.denominator, 0) + high_end.numerator
+            highs[high_den] = highs.get(high_den, 0) + high_num
     low = sum((Fraction(n, d) for d, n in lows.items()), ZERO)
     high = sum((Fraction(n, d) for d, n in highs.items()), ZERO)
     return low, (high if bounded else None), ratio

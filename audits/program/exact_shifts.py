@@ -163,6 +163,9 @@ class Shared:
     #: a small release's coordinates that pass D's side of :func:`_read_few`'s tests with every element zeroed (D's
     #: replay ``on_d["all"]``), as (coordinate, element, x, η), made once: D's side is the same for every pair
     few_on_d: list[tuple[int, int, float, float]] | None = None
+    #: each element's own step by its reading, made once for every pair of the draw set
+    #: (:func:`.pair_steps.shifted_step`)
+    steps: dict[tuple, step_laws.Step] = field(default_factory=dict)
 
     @staticmethod
     def of(recorded: trace.Run, found: trace.Probe) -> Shared:
@@ -335,15 +338,34 @@ ZERO = Fraction(0)
 def _differences(elements: np.ndarray, x: np.ndarray, x_prime: np.ndarray) -> dict[int, Fraction]:
     """Per element, x′ − x in rationals, from the coordinates that show it (in release order); an element two
     coordinates give different differences is left out (each coordinate's held against the first's).  Only the
-    differences that are not 0 -- x′ and x not the same double -- are made as ``Fraction``s (a histogram's
-    neighbour moves two of its bins)."""
+    differences that are not 0 -- x′ and x not the same double -- are made (:func:`_exact_differences`: a
+    histogram's neighbour moves two of its bins)."""
     moved = x_prime != x
     out: dict[int, Fraction] = dict.fromkeys(elements[~moved].tolist(), ZERO)
     conflicted: set[int] = set()
-    at_moved = np.flatnonzero(moved)
-    for k, a, b in zip(at_moved.tolist(), x_prime[moved].tolist(), x[moved].tolist()):
-        j = int(elements[k])
-        d = Fraction(a) - Fraction(b)
-        if out.setdefault(j, d) != d:
+    for j, d in zip(elements[moved].tolist(), _exact_differences(x_prime[moved], x[moved])):
+        first = out.setdefault(j, d)
+        if first is not d and first != d:
             conflicted.add(j)
     return {j: d for j, d in out.items() if j not in conflicted} if conflicted else out
+
+
+def _exact_differences(a: np.ndarray, b: np.ndarray) -> list[Fraction]:
+    """a − b in rationals, per coordinate: s = fl(a − b) where that double is exact, one ``Fraction`` made per
+    distinct double (a CDF's neighbour moves 10⁵ coordinates, each by exactly 1), else Fraction(a) − Fraction(b).
+    Exactness is decided with no tolerance by Knuth's two-sum (TAOCP vol. 2, §4.2.2, Thm B; Møller 1965): in
+    binary floating point rounding to nearest (numpy's element-wise float64), a′ = s + b, b′ = s − a′ and
+    t = (a − a′) + (−b − b′) give a − b = s + t exactly where nothing overflows; an overflow or NaN leaves some term
+    infinite or NaN, so t is not 0 and the coordinate takes the rational way."""
+    with np.errstate(all="ignore"):
+        s = a - b
+        a_part = s + b
+        b_part = s - a_part
+        error = (a - a_part) + (-b - b_part)
+    exact = np.isfinite(s) & (error == 0)
+    made: dict[float, Fraction] = {}
+    shown = np.where(exact, s, 0.0).tolist()  # each inexact one's replaced below
+    out = [made[v] if v in made else made.setdefault(v, Fraction(v)) for v in shown]
+    for k in np.flatnonzero(~exact).tolist():
+        out[k] = Fraction(float(a[k])) - Fraction(float(b[k]))
+    return out

@@ -149,7 +149,8 @@ def judge(reading: PairReading, claim: tuple[float, float], provisional: bool = 
     if c.fault is not None:  # not a witness for the black box (its sampler would raise): a finding to read
         return made((Fault(c.fault),))
     structural = _structural(c, recorded, found, epsilon, delta)
-    carried, known, unaccounted, at = steps_of(c, recorded, found, epsilon, unmoved=not provisional)
+    drawn_steps = (recorded, found, drawn.shared.steps)  # the draw set's steps, made once for its pairs
+    carried, known, unaccounted, at = steps_of(c, drawn_steps, epsilon, unmoved=not provisional)
     upper = accounting.composed_delta(known, epsilon, ceiling=not provisional)
     if provisional and not (upper.rounding and not any(isinstance(s, step_laws.Discrete) for s in known)):
         # without the elements read as unmoved, each [0, e_j] more on Σε_i: where the pure sum (no choice's ratio,

@@ -4,6 +4,7 @@ every known (upper) step, and the noise no step accounts for (:class:`.findings.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -23,22 +24,32 @@ from pdp_audit.audits.program.findings import Unaccounted
 
 
 def steps_of(
-    c: comparison.Comparison, recorded: trace.Run, found: trace.Probe, epsilon: float, unmoved: bool = True
+    c: comparison.Comparison, drawn: tuple[trace.Run, trace.Probe, dict], epsilon: float, unmoved: bool = True
 ) -> tuple[list, list, list[Unaccounted], int]:
-    """The carried steps (lower), all known steps (upper), and what cannot be accounted for.  An OpenDP
+    """The carried steps (lower), all known steps (upper), and what cannot be accounted for, on the draw set
+    ``drawn`` = (its record, its probe, its steps made so far: :func:`shifted_step`).  An OpenDP
     measurement's element is a lower step by its recorded law where the release carries it, its call an upper step by
     its privacy map (:mod:`.adapters`): those lower steps are not among the upper ones.  An element read
     through a rounding (:mod:`.landing`) is a lower step by its coordinate's own law (its slack at ``epsilon``) and
     an upper step by its element's law where D′'s release is D's at the shifted noise.  ``unmoved`` False: the steps
     of the elements read as unmoved (:func:`.exact_shifts.unmoved`) are not made; the last number says where among
     the known steps they go."""
+    recorded, found, made = drawn
     carried, known, unaccounted = [], [], []
     rescaled = carried_steps.rescaled_calls(c)  # once a pair, not once an element
-    for j in _stepped(c, found):
-        lower, upper, missing = _element_steps(c, recorded, found, (j, rescaled), epsilon)
-        carried += lower
-        known += upper
-        unaccounted += missing
+    stepped = _stepped(c, found)
+    for j, key in zip(stepped, _readings(c, found, stepped)):
+        if key is None:  # another law or source, or a shift of 0 read as moved: read element by element
+            lower, upper, missing = _element_steps(c, drawn, (j, rescaled), epsilon)
+            carried += lower
+            known += upper
+            unaccounted += missing
+            continue
+        step = made.get(key)
+        if step is None:
+            step = made[key] = _shifted(c, drawn, j, float(c.shifts[j]))
+        known.append(step)
+        carried += carried_steps.shown(c, (found, j, c.source[j]), step, epsilon, rescaled)
     at = len(known)
     for call, index in lattice_noise.common_carried(found):  # the release reads H beside G − H
         unaccounted.append(Unaccounted(call, f"geometric[{index}]", lattice_noise.COMMON_CARRIED))
@@ -56,10 +67,14 @@ def steps_of(
 
 
 def _element_steps(
-    c: comparison.Comparison, recorded: trace.Run, found: trace.Probe, at: tuple[int, frozenset[int]], epsilon: float
+    c: comparison.Comparison,
+    drawn: tuple[trace.Run, trace.Probe, dict],
+    at: tuple[int, frozenset[int]],
+    epsilon: float,
 ) -> tuple[list, list, list[Unaccounted]]:
     """Element ``j``'s carried (lower) steps, known (upper) steps and unaccounted noise (:func:`steps_of`); ``at`` =
     (j, the pair's rescaled calls)."""
+    recorded, found, _ = drawn
     j, rescaled = at
     element, shift, source = found.elements[j], float(c.shifts[j]), c.source[j]
     if source == "landing":
@@ -76,21 +91,78 @@ def _element_steps(
     exact = c.exact.get(j)
     if shift == 0 and source != "none" and not exact:  # read as unmoved: :func:`.exact_shifts.unmoved`
         return [], [], []
+    if element.law is not None and source != "none" and not math.isnan(shift):
+        step = shifted_step(c, drawn, j, shift)
+        # where the release carries it, a lower step too
+        return carried_steps.shown(c, (found, j, source), step, epsilon, rescaled), [step], []
     call = recorded.calls[element.call]
     label = f"{call.name}[{element.index}]"
     if source == "none" or math.isnan(shift):
         visible = element.law is not None or isinstance(call, Located) and call.law is None  # gumbel, logistic
         return [], [], [Unaccounted(element.call, label, _not_visible(found))] if visible else []
-    scale = element.scale
-    if element.law is None:
-        return [], [], [_no_law(element.call, label, call.name, (shift, scale))]
+    return [], [], [_no_law(element.call, label, call.name, (shift, element.scale))]
+
+
+def shifted_step(
+    c: comparison.Comparison, drawn: tuple[trace.Run, trace.Probe, dict], j: int, shift: float
+) -> step_laws.Step:
+    """Element ``j``'s own step (:data:`SHIFTED`, by its law), of μ = |d|/b and its proven interval
+    (:func:`.exact_shifts.mu_interval`), d its exact shift where read, else the shift as read (``shift``).  Made once
+    a draw set for each reading (``drawn``'s dict, by :func:`_key`): the step is a function of the element -- its
+    law, scale, call and index, the draw set's -- and of its reading on the pair -- the magnitude of the shift as
+    read and its proven rounding bound, or of its exact value where read --, so every pair of the draw set that
+    reads the element alike shares it, unchanged (a CDF's 50 pairs each move up to 10⁵ coordinates by ±1: each step
+    made once, not once a pair, and held once)."""
+    made = drawn[2]
+    key = _key(j, abs(shift), exact_shifts.shift_error(c, j), c.exact.get(j))
+    step = made.get(key)
+    if step is None:
+        step = made[key] = _shifted(c, drawn, j, shift)
+    return step
+
+
+def _key(j: int, magnitude: float, error: float, exact: Fraction | None) -> tuple:
+    """The reading element ``j``'s own step is made of (:func:`shifted_step`): the shift's ``magnitude`` and its
+    proven rounding bound (``error``), or its ``exact`` value's magnitude (as its integers: hashed faster than a
+    Fraction) alone where read -- a record added or removed moves it alike."""
+    return (j, True, magnitude, error) if exact is None else (j, False, abs(exact.numerator), exact.denominator)
+
+
+def _shifted(
+    c: comparison.Comparison, drawn: tuple[trace.Run, trace.Probe, dict], j: int, shift: float
+) -> step_laws.Step:
+    """Element ``j``'s own step, made (:func:`shifted_step`)."""
+    recorded, found, _ = drawn
+    exact = c.exact.get(j)
+    element = found.elements[j]
+    scale, law = element.scale, element.law
+    assert law is not None  # the caller's: an element with a law (:func:`_element_steps`, :func:`_readings`)
     if exact is not None and scale > 0:
         shift = float(exact)
     mu = math.inf if scale <= 0 or math.isinf(shift) else abs(shift) / scale
     within = exact_shifts.mu_interval(c, j, shift, scale) if math.isfinite(mu) else None
-    step = SHIFTED[element.law](call=element.call, label=label, mu=mu, within=within)
-    # where the release carries it, a lower step too
-    return carried_steps.shown(c, (found, j, source), step, epsilon, rescaled), [step], []
+    label = f"{recorded.calls[element.call].name}[{element.index}]"
+    return SHIFTED[law](call=element.call, label=label, mu=mu, within=within)
+
+
+def _readings(c: comparison.Comparison, found: trace.Probe, stepped: list[int]) -> list[tuple | None]:
+    """Per element of ``stepped``, the reading its own step is made of (:func:`_key`), found in numpy over the
+    elements: where :func:`_element_steps` would make that step alone -- a Laplace or Gaussian element whose shift
+    is read (not NaN, not 0) off the release or a location, not through a rounding; else None (read element by
+    element: another law, an OpenDP or integer noise, a shift of 0 read exactly as moved)."""
+    if len(stepped) <= trace.SMALL_RELEASE:  # numpy's fixed cost per call exceeds the loop's
+        return [None] * len(stepped)
+    at = np.asarray(stepped, dtype=np.int64)
+    law, source, shifts = found.columns().law[at], np.asarray(c.source, dtype=object)[at], c.shifts[at]
+    with np.errstate(invalid="ignore"):
+        plain = (law == "laplace") | (law == "gaussian")
+        plain &= (source != "none") & (source != "landing") & ~np.isnan(shifts) & (shifts != 0)
+    error = np.full(at.size, math.inf)
+    inside = at < c.bounds.size
+    error[inside] = c.bounds[at[inside]]  # :func:`.exact_shifts.shift_error`
+    exact = c.exact
+    readings = zip(stepped, plain.tolist(), np.abs(shifts).tolist(), error.tolist())
+    return [_key(j, m, e, exact.get(j)) if ok else None for j, ok, m, e in readings]
 
 
 def _landing_steps(

@@ -4,6 +4,7 @@ input moved between D and D′, with its pure ε, its proven interval of it, and
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -37,7 +38,7 @@ class Step:
     porous: bool = False
     within: tuple[Fraction, Fraction | None] | None = None
 
-    @property
+    @functools.cached_property  # made once: a step is shared by a draw set's pairs (:func:`.pair_steps.shifted_step`)
     def what(self) -> str:
         """The step as a report names it: ``call 2 laplace[0]``."""
         return f"call {self.call} {self.label}"
@@ -51,7 +52,7 @@ class Step:
         """The step's loss in one number: its μ, or its pure ε (0: nothing moved; ∞: noise of scale 0 moved)."""
         return self.pure_epsilon()
 
-    @property
+    @functools.cached_property  # read on every composition of a step a draw set's pairs share
     def trivial(self) -> bool:
         """Whether the step's loss, as read, is nothing (D and D′ give the same law, to the reading's rounding: a
         step read as 0 whose :attr:`within` is wider still counts in the exact test of a pure composition)."""
@@ -64,6 +65,19 @@ class Step:
             return self.within
         epsilon = self.pure_epsilon()
         return (Fraction(epsilon), Fraction(epsilon)) if math.isfinite(epsilon) else None
+
+    @functools.cached_property
+    def integer_ends(self) -> tuple[int, int, int | None, int] | None:
+        """:meth:`rational` as integers, for :func:`.accounting._pure_sums`: the low end's numerator and denominator,
+        the high end's (numerator None where unbounded, denominator 1); None where it is None.  Made once a step (a
+        step is shared by a draw set's pairs: :func:`.pair_steps.shifted_step`)."""
+        interval = self.rational()
+        if interval is None:
+            return None
+        low, high = interval
+        if high is None:
+            return low.numerator, low.denominator, None, 1
+        return low.numerator, low.denominator, high.numerator, high.denominator
 
     def loss_law(self, reverse: bool) -> LossLaw:
         """The law of the privacy loss ω = log p(X)/q(X), X ~ p (``reverse``: D′‖D), for the grid composition."""
@@ -239,7 +253,7 @@ class Declared(Step):
     def size(self) -> float:
         return self.epsilon
 
-    @property
+    @functools.cached_property
     def trivial(self) -> bool:
         return self.epsilon == 0 and self.delta == 0
 
