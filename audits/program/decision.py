@@ -285,12 +285,26 @@ def _composed(analysis: Analysis, claim: tuple[float, float], details: dict, law
         return _within(analysis, top, summary, details, law)
     reasons = _conditioned(analysis.pairs) + _open_reasons(top, open_pairs, unshifted, analysis.reproducible)
     tightest = _tightest(analysis, top, (epsilon, delta), law) if len(reasons) == 1 and not open_pairs else None
+    return _undecided(analysis, (summary, reasons, details), tightest, claim, top.upper.high)
+
+
+def _undecided(
+    analysis: Analysis,
+    said: tuple[str, list[str], dict],
+    tightest: float | None,
+    claim: tuple[float, float],
+    high: float,
+) -> Parts:
+    """The undecided composition's parts: its ``said`` summary, reasons and details, with the ``tightest`` claim the
+    same composition certifies said first (:func:`_tightest`), or kept for the fresh process where that is to run."""
+    summary, reasons, details = said
+    epsilon, delta = claim
     if tightest is not None and analysis.elsewhere is None:  # a certificate's fresh process is still to run
         details = {**details, TIGHTEST_PENDING: tightest}
     elif tightest is not None:  # δ alone is exceeded: the claim the same composition certifies, said first
         summary = f"Certified at ({epsilon:g}, {tightest:.4g}), not at the claim ({epsilon:g}, {delta:g}): {summary}"
         details = {**details, "certified_at": [epsilon, tightest]}
-    return "inconclusive", f"{summary}; " + "; ".join(reasons) + ".", details, top.upper.high
+    return "inconclusive", f"{summary}; " + "; ".join(reasons) + ".", details, high
 
 
 #: The composition's detail of a tightest claim (:func:`_tightest`) whose certificate waits for the fresh process, as

@@ -399,20 +399,7 @@ def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) 
     by_id = {c.id: c for c in run.checks}
     confirm, composition = _confirmation(run), by_id.get("program-composition")
     if run.verdict == "fail":
-        where = _change(pair.neighbour.name) if pair is not None else "see below"
-        finding = f": {pair.structural[0].line}" if pair is not None and pair.structural else ""
-        reading = [f"Witness pair: {where}{finding}."]
-        if composition is not None and composition.verdict == "fail" and composition.estimate is not None:
-            epsilon, delta = float(run.parameters["epsilon"]), float(run.parameters["delta"])
-            reading.append(
-                f"The exact composition of the noise the release carries gives δ(ε = {epsilon:g}) ≥ "
-                f"{number(composition.estimate)} > δ = {delta:g}."
-            )
-        structure = by_id.get("program-structure")
-        if structure is not None and structure.verdict == "fail":
-            reading.append("Noise whose scale depends on the data refutes a pure claim exactly.")
-        reading += _confirmed(run, confirm)
-        return f"REFUTED: the program is not {claim}", " ".join(reading)
+        return f"REFUTED: the program is not {claim}", _refuted(run, by_id, pair, confirm)
     if run.verdict == "pass":
         return _certified(run, claim, analysis)
     refuted = "Not refuted: no exact check fails"
@@ -433,6 +420,25 @@ def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) 
         title = f"{claim_word(run.verdict)}: certified at ({tightest[0]:g}, {tightest[1]:.4g}), not at {claim}"
         return title, f"{refuted}. {why}{estimate}"
     return f"{claim_word(run.verdict)}: {claim} is neither certified nor refuted", f"{refuted}. {why}{estimate}"
+
+
+def _refuted(run: Run, by_id: dict[str, Check], pair: PairResult | None, confirm: Check | None) -> str:
+    """The banner's reading of a refutation: its witness pair and finding, the exact composition's δ, and the black
+    box's confirmation."""
+    composition = by_id.get("program-composition")
+    where = _change(pair.neighbour.name) if pair is not None else "see below"
+    finding = f": {pair.structural[0].line}" if pair is not None and pair.structural else ""
+    reading = [f"Witness pair: {where}{finding}."]
+    if composition is not None and composition.verdict == "fail" and composition.estimate is not None:
+        epsilon, delta = float(run.parameters["epsilon"]), float(run.parameters["delta"])
+        reading.append(
+            f"The exact composition of the noise the release carries gives δ(ε = {epsilon:g}) ≥ "
+            f"{number(composition.estimate)} > δ = {delta:g}."
+        )
+    structure = by_id.get("program-structure")
+    if structure is not None and structure.verdict == "fail":
+        reading.append("Noise whose scale depends on the data refutes a pure claim exactly.")
+    return " ".join(reading + _confirmed(run, confirm))
 
 
 def _estimated(composition: Check | None) -> str:
