@@ -25,6 +25,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Sequence
 
 import numpy as np
 
@@ -505,7 +506,7 @@ def _spread(step: Step | None) -> float:
     return high - low
 
 
-def _fitting(steps: list[Step | None]) -> int:
+def _fitting(steps: Sequence[Step | None]) -> int:
     """How many of ``steps``, the widest first, the grid holds within :data:`GRID_POINTS` (all of them: their
     number): an estimate of its partial sum's array, its width min(Σw_i, w_1 + WINDOW_STDS·(Σw_i²)^{1/2}) (the
     steps' widths w_i: a standard deviation is at most half a width) over the step h of k steps' grid.  *Sound*
