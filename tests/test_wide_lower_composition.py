@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from pdp_audit.audits.program import accounting
-from pdp_audit.audits.program.step_laws import Laplace
+from pdp_audit.audits.program.step_laws import Gaussian, Laplace
 
 
 def test_a_composition_too_wide_for_the_grid_is_refuted_by_its_largest_steps_at_once():
@@ -26,3 +26,11 @@ def test_a_composition_the_grid_holds_is_composed_whole():
     composed = accounting.composed_delta(steps, 1.0)
     assert composed.how.startswith("grid composition of 6 steps (bounds")
     assert composed.high < 1.0
+
+
+def test_a_wide_composition_of_gaussians_beside_a_laplace_step_is_bounded_by_its_widest_steps_on_the_grid():
+    # the one Laplace step alone (pure ε = 1) would show nothing at ε = 1: its widest steps on the grid do
+    steps = [Gaussian(call=0, label=f"gaussian[{j}]", mu=0.3) for j in range(300)]
+    composed = accounting.composed_delta([*steps, Laplace(call=1, label="laplace[0]", mu=1.0)], 1.0)
+    assert "the 10 largest of 301 steps alone" in composed.how
+    assert composed.high == 1.0 and accounting.exceeds(composed, 0.0)

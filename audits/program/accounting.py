@@ -482,7 +482,8 @@ def _lower_only(count: int, below: list[Step], capped: bool, pure: float, epsilo
     the steps would be too wide (:func:`_fitting`: 10³ Laplace steps of μ = 1 spanned ~10⁹ points); else the grid
     of the capped steps, of only the widest it holds where it cannot hold all (a part again)."""
     largest = sorted((s for s in below if isinstance(s, Laplace)), key=lambda s: s.mu, reverse=True)[:2]
-    if largest and (largest[0].mu > MU_CAP["laplace"] or _fitting(below) < len(below)):
+    wide = _fitting(below) < len(below) and all(isinstance(s, Laplace) for s in below)  # else the widest on the grid
+    if largest and (largest[0].mu > MU_CAP["laplace"] or wide):
         how = f"the {len(largest)} largest Laplace shift(s) alone, exact (a lower bound)"
         return Composed(_laplace(largest, pure, budget).low, 1.0, pure, f"{count} steps: {how}")
     how = "large shifts capped" if capped else "a shift unbounded above"
