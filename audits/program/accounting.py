@@ -25,9 +25,12 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
 
 from pdp_audit.audits.program.step_laws import MU_CAP, Declared, Discrete, Gaussian, Laplace, Step
-from pdp_audit.mechanisms.pld_composition import composed_profile_of
+from pdp_audit.mechanisms.pld_composition import ETA, WINDOW_STDS, composed_profile_of
 
 #: The grid composition's Hoeffding shift in ε (bounds are valid at every value; this sets their gap).
 EPSILON_ERROR = 1e-3
@@ -36,6 +39,9 @@ EPSILON_ERROR = 1e-3
 #: part is a post-processing of it), and an ε_i-pure step moves δ(ε) of the rest to at most δ_rest(ε − ε_i) (Dwork &
 #: Roth 2014, Thm 3.16, with δ_i = 0), so the upper is taken at ε − Σε_i.
 TINY = 1e-9
+#: The most grid points a composition's partial sum may span (:func:`_fitting`, an estimate): above it only the largest
+#: steps that fit are composed, for a lower bound (:func:`_lower_only`).  The program snapshot's largest: ~7e5.
+GRID_POINTS = 1e6
 
 
 def gaussian_delta(mu: float, epsilon: float) -> float:
@@ -447,13 +453,14 @@ def _on_the_grid(steps: list[Step], pure: float, epsilon: float, budget: Fractio
     """The steps' privacy-loss distributions composed on the suite's grid: bounds on δ(ε) both ways (one way for
     symmetric laws), the upper from each step at the top of its proven interval of μ, the lower from each at its
     bottom (:func:`_at`); steps of very large shift capped, which bounds δ(ε) from below only -- or, where a Laplace
-    shift is beyond the cap, the two largest Laplace steps alone in closed form (:func:`_laplace`): a part of a
-    composition is its post-processing, so its δ(ε) is at most the whole's.  *Sound for*: steps whose intervals
-    contain their exact μ; the grid's bounds as :func:`.pld_composition.composed_profile_of` says."""
+    shift is beyond the cap, or the grid would be too wide (:data:`GRID_POINTS`), a part of the steps alone
+    (:func:`_lower_only`): a part of a composition is its post-processing, so its δ(ε) is at most the whole's, and
+    the upper bound is 1 (never certified).  *Sound for*: steps whose intervals contain their exact μ; the grid's
+    bounds as :func:`.pld_composition.composed_profile_of` says."""
     below = [s for s in (_at(s, top=False) for s in steps) if s is not None]
     above = [_at(s, top=True) for s in steps]
     capped = [s.capped() for s in below]
-    if capped != below or None in above:  # capped: below δ(ε) (it grows with μ); 1 bounds it from above
+    if capped != below or None in above or _fitting(above) < len(above):  # 1 bounds it from above
         return _lower_only(len(steps), below, capped != below, pure, epsilon, budget)
     tops = [s for s in above if s is not None]
     low = high = 0.0
@@ -471,15 +478,47 @@ def _lower_only(count: int, below: list[Step], capped: bool, pure: float, epsilo
     """A lower bound on δ(ε) alone (``high`` 1) of ``count`` steps, ``below`` at the bottoms of their intervals, some
     beyond the grid's cap (``capped``) or unbounded above: where a Laplace shift is beyond the cap, the two largest
     Laplace steps alone in closed form (a part's release is a post-processing of the whole's, so its δ(ε) is at most
-    the whole's; a grid spanning ±μ took seconds a pair); else the grid of the capped steps."""
+    the whole's: Dwork & Roth 2014, Prop. 2.1; a grid spanning ±μ took seconds a pair), and so where the grid of all
+    the steps would be too wide (:func:`_fitting`: 10³ Laplace steps of μ = 1 spanned ~10⁹ points); else the grid
+    of the capped steps, of only the widest it holds where it cannot hold all (a part again)."""
     largest = sorted((s for s in below if isinstance(s, Laplace)), key=lambda s: s.mu, reverse=True)[:2]
-    if largest and largest[0].mu > MU_CAP["laplace"]:
+    wide = _fitting(below) < len(below) and all(isinstance(s, Laplace) for s in below)  # else the widest on the grid
+    if largest and (largest[0].mu > MU_CAP["laplace"] or wide):
         how = f"the {len(largest)} largest Laplace shift(s) alone, exact (a lower bound)"
         return Composed(_laplace(largest, pure, budget).low, 1.0, pure, f"{count} steps: {how}")
     how = "large shifts capped" if capped else "a shift unbounded above"
-    laws = [s.capped().loss_law(False) for s in below]
+    kept = sorted((s.capped() for s in below), key=_spread, reverse=True)
+    kept = kept[: max(1, _fitting(kept))] if kept else kept
+    if len(kept) < len(below):
+        how = f"the {len(kept)} largest of {len(below)} steps alone (a grid of all too wide)"
+    laws = [s.loss_law(False) for s in kept]
     low = composed_profile_of(laws, EPSILON_ERROR).delta_bounds(epsilon)[0] if laws else 0.0
     return Composed(low, 1.0, pure, f"grid composition of {count} steps, {how} (a lower bound)")
+
+
+def _spread(step: Step | None) -> float:
+    """The width of a step's loss law on the grid (∞: unbounded): 2μ for a Laplace step, ±12μ about μ²/2 (past the
+    grid's tail mass) for a Gaussian's, its losses' range for a choice's."""
+    if step is None:
+        return math.inf
+    if isinstance(step, (Laplace, Gaussian)):
+        return 2 * step.mu * (1 if isinstance(step, Laplace) else 12)
+    low, high = step.loss_law(False).support
+    return high - low
+
+
+def _fitting(steps: Sequence[Step | None]) -> int:
+    """How many of ``steps``, the widest first, the grid holds within :data:`GRID_POINTS` (all of them: their
+    number): an estimate of its partial sum's array, its width min(Σw_i, w_1 + WINDOW_STDS·(Σw_i²)^{1/2}) (the
+    steps' widths w_i: a standard deviation is at most half a width) over the step h of k steps' grid.  *Sound*
+    whatever it says: it only chooses the steps of a lower bound, or that a composition is not made."""
+    widths = np.sort(np.array([_spread(s) for s in steps], dtype=float))[::-1]
+    if not widths.size:
+        return 0
+    count = np.arange(1, widths.size + 1)
+    width = np.minimum(np.cumsum(widths), widths[0] + WINDOW_STDS * np.sqrt(np.cumsum(widths**2)))
+    points = width * np.sqrt(count * math.log(1 / ETA) / 2) / EPSILON_ERROR
+    return int(np.searchsorted(points > GRID_POINTS, True))
 
 
 def exceeds(composed: Composed, delta: float) -> bool:
