@@ -22,7 +22,7 @@ procedure at the run's α (:func:`pdp_audit.verify.evidence.user_audits.decided`
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pdp_audit.audits.program.estimated import Estimated
 from pdp_audit.audits.program.events import LibraryCall
@@ -35,8 +35,14 @@ from pdp_audit.audits.program.sources import named
 from pdp_audit.reports.records import Verdict
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare
 
-if TYPE_CHECKING:
-    from pdp_audit.audits.program.confirmation import Confirmation
+
+class Confirmed(Protocol):
+    """What :func:`decide` reads of the confirmation stage (:class:`.confirmation.Confirmation`, which imports this
+    module's checks: named by what it gives, not imported, so the two modules import one way)."""
+
+    @property
+    def checks(self) -> list[Evidence]: ...
+
 
 SOURCE = "Cebere, Erb, Desfontaines, Bellet & Fitzsimons, PETS 2026 (grey-box auditing, record and replay)"
 CHECKS = declare(
@@ -96,7 +102,7 @@ def decide(
     law: str,
     isolated: list[Isolated],
     estimate: Estimated | None = None,
-    confirmation: Confirmation | None = None,
+    confirmation: Confirmed | None = None,
 ) -> list[Evidence]:
     """The run's checks, each built once (module notes): ``program-record``, ``program-structure``,
     ``program-composition`` (``isolated``: the primitives audited alone; ``estimate``: their composition with the exact
